@@ -1,0 +1,23 @@
+package todo
+
+import (
+	"strconv"
+)
+
+// ListJSON builds the arguments of a todo_write with n distinct items in
+// mixed statuses; benchmarks, fuzz seeds and load tests share it.
+func ListJSON(n int) []byte {
+	statuses := [...]Status{Completed, InProgress, Pending}
+	b := []byte(`{"todos":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"content":"Step `...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `: refactor the session log reader and rerun the tests","status":"`...)
+		b = append(b, statuses[i%3]...)
+		b = append(b, `"}`...)
+	}
+	return append(b, "]}"...)
+}

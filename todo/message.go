@@ -1,0 +1,88 @@
+package todo
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Message is the exact tool result the model sees after an accepted write.
+func Message(c Counts) string {
+	b := make([]byte, 0, 64)
+	b = append(b, "Updated todo list: "...)
+	b = strconv.AppendInt(b, int64(c.Pending), 10)
+	b = append(b, " pending, "...)
+	b = strconv.AppendInt(b, int64(c.InProgress), 10)
+	b = append(b, " in progress, "...)
+	b = strconv.AppendInt(b, int64(c.Completed), 10)
+	b = append(b, " completed."...)
+	return string(b)
+}
+
+// ErrorResult is the exact tool result the model sees after a rejected write.
+func ErrorResult(err error) string { return "Error: " + ErrorMessage(err) }
+
+// Marks shown for each status, in the terminal and the Temporal UI: the UI
+// prints GFM task boxes literally, so the plan uses emoji.
+func (s Status) Mark() string {
+	switch s {
+	case Completed:
+		return "✅"
+	case InProgress:
+		return "🔄"
+	default:
+		return "⬜"
+	}
+}
+
+// Markdown renders the list as the Temporal UI's current details: a heading
+// with counts, then one line per item. It says "2 of 3", not "2/3", which
+// the UI typesets as a fraction, and it ends with a footer line because some
+// UI versions drop the last line of the details.
+func Markdown(items []Item, c Counts, seq int64) string {
+	var b strings.Builder
+	b.WriteString("### Plan: ")
+	b.WriteString(strconv.Itoa(c.Completed))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(c.Total()))
+	b.WriteString(" completed\n\n")
+	b.WriteString(strconv.Itoa(c.Pending))
+	b.WriteString(" pending · ")
+	b.WriteString(strconv.Itoa(c.InProgress))
+	b.WriteString(" in progress · ")
+	b.WriteString(strconv.Itoa(c.Completed))
+	b.WriteString(" completed\n\n")
+	if len(items) == 0 {
+		b.WriteString("_No todos yet._\n")
+	}
+	for _, it := range items {
+		b.WriteString("- ")
+		b.WriteString(it.Status.Mark())
+		b.WriteString(" ")
+		switch it.Status {
+		case Completed:
+			b.WriteString("~~")
+			b.WriteString(escapeMarkdown(it.Content))
+			b.WriteString("~~")
+		case InProgress:
+			b.WriteString("**")
+			b.WriteString(escapeMarkdown(it.Content))
+			b.WriteString("**")
+		default:
+			b.WriteString(escapeMarkdown(it.Content))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n_todo_write seq ")
+	b.WriteString(strconv.FormatInt(seq, 10))
+	b.WriteString("_\n")
+	return b.String()
+}
+
+var markdownEscaper = strings.NewReplacer(
+	`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "#", `\#`, "\n", " ", "\r", " ",
+)
+
+// escapeMarkdown keeps model-written content from turning into markup, links
+// or HTML in the UI.
+func escapeMarkdown(s string) string { return markdownEscaper.Replace(s) }
