@@ -1,0 +1,113 @@
+// Package tests drives the real worker registration through the real client
+// against real, in-process Temporal servers.
+package tests
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+// cluster is one in-process Temporal server per test binary: starting one
+// costs seconds, and tests stay independent by using their own task queue
+// and workflow IDs.
+type cluster struct {
+	server *temporaltest.TestServer
+	client client.Client
+}
+
+var shared *cluster
+
+func newCluster(t testing.TB) *cluster {
+	ts := temporaltest.NewServer()
+	c := ts.NewClientWithOptions(client.Options{Logger: quietLogger()})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	attrs := map[string]enums.IndexedValueType{}
+	for _, name := range workflows.SearchAttributeNames {
+		attrs[name] = enums.INDEXED_VALUE_TYPE_INT
+	}
+	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs,
+	})
+	if err != nil {
+		ts.Stop()
+		t.Fatalf("register search attributes: %v", err)
+	}
+	return &cluster{server: ts, client: c}
+}
+
+var queueCounter atomic.Int64
+
+// session is a worker on its own task queue, registered exactly as the
+// worker binary registers it, plus the client that talks to it.
+type harness struct {
+	t      testing.TB
+	c      client.Client
+	queue  string
+	worker worker.Worker
+}
+
+type harnessOptions struct {
+	limits todo.Limits
+	models activities.ModelConfig
+	// register adds extra workflows (for example a non-session caller).
+	register func(worker.Registry)
+}
+
+func newHarness(t testing.TB, o harnessOptions) *harness {
+	t.Helper()
+	h := &harness{t: t, c: shared.client, queue: fmt.Sprintf("agent-sessions-%s-%d", t.Name(), queueCounter.Add(1))}
+	h.worker = worker.New(h.c, h.queue, worker.Options{})
+	workflows.Register(h.worker,
+		&workflows.Config{Limits: o.limits, SearchAttributes: true},
+		&activities.Todos{Limits: o.limits},
+		&activities.Models{Client: h.c, Config: o.models})
+	if o.register != nil {
+		o.register(h.worker)
+	}
+	if err := h.worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.worker.Stop)
+	return h
+}
+
+func (h *harness) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	h.t.Cleanup(cancel)
+	return ctx
+}
+
+// start begins a session and cancels it when the test ends.
+func (h *harness) start(id string, in workflows.SessionInput) client.WorkflowRun {
+	h.t.Helper()
+	run, err := h.c.ExecuteWorkflow(h.ctx(), client.StartWorkflowOptions{
+		ID: id, TaskQueue: h.queue,
+	}, workflows.WorkflowType, in)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { _ = h.c.CancelWorkflow(context.Background(), id, "") })
+	return run
+}
+
+// quietLogger keeps SDK chatter out of test output but shows warnings.
+func quietLogger() log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}

@@ -1,0 +1,74 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/sessionlog"
+)
+
+// fitConversation drops the oldest turns once the conversation outgrows its
+// budget. It only ever moves the window's start to a user message or an
+// assistant message, so a tool call is never separated from its result, and
+// it keeps at least the newest turn.
+func (s *session) fitConversation(ctx workflow.Context) {
+	budget := s.in.ConversationBudgetBytes
+	if budget <= 0 {
+		budget = defaultConversationBudget
+	}
+	start := s.windowStart()
+	size := 0
+	for i := start; i < len(s.log); i++ {
+		size += sessionlog.EstimateBytes(s.log[i])
+	}
+	dropped := false
+	for size > budget {
+		next := -1
+		for i := start + 1; i < len(s.log); i++ {
+			if t := s.log[i].Type; t == sessionlog.UserMessage || t == sessionlog.AssistantMessage {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			break
+		}
+		for i := start; i < next; i++ {
+			size -= sessionlog.EstimateBytes(s.log[i])
+		}
+		start, dropped = next, true
+	}
+	if !dropped {
+		return
+	}
+	s.conversationFrom = s.log[start].Seq
+	if len(s.current.Todos) > 0 {
+		s.remind = sessionlog.ReminderTrimmed
+	}
+	workflow.GetLogger(ctx).Info("Trimmed conversation", "fromSeq", s.conversationFrom)
+}
+
+// windowStart is the index of the first log event the model may still see.
+func (s *session) windowStart() int {
+	lo, hi := 0, len(s.log)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if s.log[mid].Seq < s.conversationFrom {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// remindOfPlan puts the current list, verbatim, right before the model's next
+// request whenever the model could not otherwise know it: its own last write
+// was trimmed away or left behind in an earlier run, or a person or program
+// changed the plan from outside.
+func (s *session) remindOfPlan(ctx workflow.Context) {
+	if s.remind == "" {
+		return
+	}
+	s.appendEvent(ctx, sessionlog.TodoReminder, sessionlog.TodoReminderData{Reason: s.remind, Todos: s.current.Todos})
+	s.remind = ""
+}

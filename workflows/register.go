@@ -1,0 +1,18 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/activities"
+)
+
+// Register puts the AgentSession workflow and its activities on a worker
+// under their contract names. The worker's main and the end-to-end tests
+// both call it, so tests exercise the registration users run.
+func Register(r worker.Registry, cfg *Config, todos *activities.Todos, models *activities.Models) {
+	r.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: WorkflowType})
+	r.RegisterActivityWithOptions(todos.TodoWrite, activity.RegisterOptions{Name: ActivityTodoWrite})
+	r.RegisterActivityWithOptions(models.ModelTurn, activity.RegisterOptions{Name: ActivityModelTurn})
+}

@@ -1,0 +1,153 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+// Config is what a worker decides for every session it runs.
+type Config struct {
+	// Limits bound one todo_write; the update validator and the TodoWrite
+	// activity apply the same ones.
+	Limits todo.Limits
+	// SearchAttributes says whether TodoPending, TodoInProgress and
+	// TodoCompleted are registered on the namespace. Upserting an unregistered
+	// one fails every workflow task, so the worker checks at start-up.
+	SearchAttributes bool
+}
+
+// Summary is what a finished session returns.
+type Summary struct {
+	Todos   todo.State `json:"todos"`
+	Prompts int        `json:"prompts"`
+	Runs    int        `json:"runs"`
+}
+
+// AgentSession is the workflow that owns one agent's plan and conversation.
+// It lives until it is cancelled; it continues as new when its history grows,
+// carrying the list, seq, history tail and remaining conversation.
+func (c *Config) AgentSession(ctx workflow.Context, in SessionInput) (Summary, error) {
+	s, err := newSession(ctx, c, in)
+	if err != nil {
+		return Summary{}, err
+	}
+	if in.Prompt != "" && in.Carry == nil {
+		s.inbox = append(s.inbox, &prompt{text: in.Prompt})
+	}
+	for {
+		err := workflow.Await(ctx, func() bool {
+			return len(s.inbox) > 0 || s.resuming || s.shouldContinueAsNew(ctx)
+		})
+		if err != nil {
+			return s.finish(ctx, err)
+		}
+		switch {
+		case s.resuming || len(s.inbox) > 0:
+			if err := s.work(ctx); err != nil {
+				if errors.Is(err, errContinueAsNew) {
+					return s.continueAsNew(ctx)
+				}
+				return s.finish(ctx, err)
+			}
+		default:
+			if s.drainForContinueAsNew(ctx) {
+				return s.continueAsNew(ctx)
+			}
+		}
+	}
+}
+
+// finish ends the session once every in-flight handler has finished, so a
+// write the session accepted is never cut off by its cancellation.
+func (s *session) finish(ctx workflow.Context, cause error) (Summary, error) {
+	done, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(done, func() bool { return workflow.AllHandlersFinished(done) && s.signalsInFlight == 0 })
+	if temporal.IsCanceledError(cause) {
+		workflow.GetLogger(ctx).Info("Session cancelled", "seq", s.seq)
+	}
+	return s.summary(), cause
+}
+
+func (s *session) summary() Summary {
+	return Summary{Todos: s.state(), Prompts: s.prompts, Runs: s.runs}
+}
+
+// Defaults for SessionInput's zero fields.
+const (
+	defaultMaxTurnsPerPrompt       = 25
+	defaultConversationBudget      = 256 << 10
+	defaultContinueAsNewAfterEvent = 10000
+	// historyTail is how many snapshots survive continue-as-new.
+	historyTail = 1000
+)
+
+// writeTimeout bounds one TodoWrite: a local activity that only validates.
+const writeTimeout = 10 * time.Second
+
+// session is one run's state. Handlers and the agent loop run as coroutines
+// of one workflow, never in parallel, so no field needs a lock; writes are
+// still serialized explicitly (see ticket) because they wait on an activity.
+type session struct {
+	cfg *Config
+	in  SessionInput
+
+	seq     int64
+	current todo.State
+	history []todo.Snapshot
+	log     []sessionlog.Event
+
+	// Writes apply strictly in the order the workflow accepted them: each
+	// takes a ticket when its handler starts and waits for its turn.
+	nextTicket, serving int64
+	signalsInFlight     int
+	signalCount         int
+
+	useSearchAttributes bool
+	lastCounts          *todo.Counts
+
+	// The agent.
+	inbox            []*prompt
+	prompts          int
+	conversationFrom int64
+	scriptTurn       int
+	remind           sessionlog.ReminderReason
+	resuming         bool
+	turnsUsed        int
+	runs             int
+}
+
+func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, error) {
+	s := &session{cfg: cfg, in: in, runs: 1}
+	s.current = todo.State{Todos: []todo.Item{}}
+	if c := in.Carry; c != nil {
+		s.seq, s.current, s.history, s.log = c.Seq, c.Current, c.History, c.Log
+		s.conversationFrom, s.scriptTurn, s.runs = c.ConversationFrom, c.ScriptTurn, c.Runs+1
+		s.resuming, s.turnsUsed, s.prompts = c.Resuming, c.TurnsUsed, c.Prompts
+		if len(s.current.Todos) > 0 {
+			s.remind = sessionlog.ReminderContinuedAsNew
+		}
+		s.in.Carry = nil
+	}
+	// Whether search attributes exist is a fact about the cluster, not the
+	// workflow: record it once per run so a replay decides the same way.
+	enabled := cfg.SearchAttributes
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return enabled }).Get(&s.useSearchAttributes); err != nil {
+		return nil, err
+	}
+	if err := s.registerHandlers(ctx); err != nil {
+		return nil, err
+	}
+	s.showPlan(ctx)
+	return s, nil
+}
+
+func (s *session) nextSeq() int64 {
+	s.seq++
+	return s.seq
+}
