@@ -12,7 +12,12 @@ import (
 // under their contract names. The worker's main and the end-to-end tests
 // both call it, so tests exercise the registration users run.
 func Register(r worker.Registry, cfg *Config, todos *activities.Todos, models *activities.Models) {
-	r.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: WorkflowType})
+	RegisterWorkflow(r, cfg)
 	r.RegisterActivityWithOptions(todos.TodoWrite, activity.RegisterOptions{Name: ActivityTodoWrite})
 	r.RegisterActivityWithOptions(models.ModelTurn, activity.RegisterOptions{Name: ActivityModelTurn})
+}
+
+// RegisterWorkflow registers only the workflow, for a replayer.
+func RegisterWorkflow(r worker.WorkflowRegistry, cfg *Config) {
+	r.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: WorkflowType})
 }

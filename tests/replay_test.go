@@ -1,0 +1,97 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/durabletodos/agenttodos/workflows"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+var recordHistories = flag.Bool("record-histories", false, "write the histories of replay-worthy sessions to testdata/histories")
+
+func newReplayer(t testing.TB) worker.WorkflowReplayer {
+	r := worker.NewWorkflowReplayer()
+	workflows.RegisterWorkflow(r, &workflows.Config{SearchAttributes: true})
+	return r
+}
+
+// replay re-runs every run of a session's real history against the current
+// workflow code: any non-determinism fails the test.
+func (h *harness) replay(id string) {
+	h.t.Helper()
+	runID := ""
+	for {
+		hist := h.fetchHistory(id, runID)
+		if err := newReplayer(h.t).ReplayWorkflowHistory(nil, hist); err != nil {
+			h.t.Fatalf("replay of %s run %s: %v", id, runID, err)
+		}
+		if *recordHistories {
+			h.record(id, runID, hist)
+		}
+		// Follow the chain backwards through continue-as-new.
+		first := hist.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+		if first.GetContinuedExecutionRunId() == "" {
+			return
+		}
+		runID = first.GetContinuedExecutionRunId()
+	}
+}
+
+func (h *harness) fetchHistory(id, runID string) *historypb.History {
+	h.t.Helper()
+	it := h.c.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	hist := &historypb.History{}
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, e)
+	}
+	return hist
+}
+
+func (h *harness) record(id, runID string, hist *historypb.History) {
+	raw, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	name := id
+	if runID != "" {
+		name += "-" + runID[:8]
+	}
+	if err := os.MkdirAll("testdata/histories", 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata/histories", name+".json"), raw, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// TestReplayRecordedHistories replays histories recorded from real sessions
+// by earlier versions of the workflow, so a change that would break running
+// sessions fails here first.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, _ := filepath.Glob("testdata/histories/*.json")
+	if len(files) == 0 {
+		t.Fatal("no recorded histories in testdata/histories; record them with go test ./tests -record-histories")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if err := newReplayer(t).ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+var _ = json.Marshal
