@@ -153,7 +153,7 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 	if in.SystemPrompt == "" {
 		in.SystemPrompt = defaultSystemPrompt
 	}
-	if in.Model == scriptedModel {
+	if in.Model == activities.ScriptedModel {
 		if s.scriptTurn < len(s.in.Script) {
 			turn := s.in.Script[s.scriptTurn]
 			in.Scripted = &turn
@@ -174,4 +174,3 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 	return out, err
 }
 
-const scriptedModel = "scripted"
