@@ -240,7 +240,8 @@ func TestModelTurnPassesMalformedArgumentsVerbatim(t *testing.T) {
 		{ID: "call_bad", Name: tools.TodoWrite, Arguments: bad},
 		{ID: "call_1_1", Name: tools.TodoWrite, Arguments: "not json"},
 	}}
-	if !reflect.DeepEqual(out.Message, want) || out.Requested != 1 {
+	// The default system prompt, then the user message.
+	if !reflect.DeepEqual(out.Message, want) || out.Requested != 2 {
 		t.Fatalf("output %+v", out)
 	}
 	if srv.requests[0]["model"] != "gpt-test" {
@@ -264,7 +265,7 @@ func TestModelTurnResendsMalformedArgumentsVerbatim(t *testing.T) {
 	if out.Message.Content != "Fixed." || out.FinishReason != "stop" || len(out.Message.ToolCalls) != 0 {
 		t.Fatalf("output %+v", out)
 	}
-	msgs := srv.requests[0]["messages"].([]any)
+	msgs := srv.requests[0]["messages"].([]any)[1:] // after the default system prompt
 	fn := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)
 	if fn["arguments"] != bad {
 		t.Fatalf("arguments resent as %q", fn["arguments"])

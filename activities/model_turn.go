@@ -34,13 +34,22 @@ const (
 	ErrTypeSessionLogUnavailable = "SessionLogUnavailable"
 )
 
+// DefaultSystemPrompt is what the model is told when the session sets no
+// system prompt of its own.
+const DefaultSystemPrompt = `You are a careful software agent working in a durable runtime. ` +
+	`Plan multi-step work with the todo_write tool: send the ENTIRE list on every call, ` +
+	`mark an item in_progress when you start it and completed as soon as it is done, ` +
+	`and keep the list current. When the work is done, answer the user briefly.`
+
 // ModelTurnInput is one model turn. The conversation itself is not part of
 // it: the activity reads it from the session's log, so the workflow history
 // grows by one small input per turn instead of by the whole conversation.
 type ModelTurnInput struct {
 	// Model is "scripted" or an OpenAI-compatible model name; empty means
 	// the configured default (AGENT_MODEL).
-	Model        string `json:"model"`
+	Model string `json:"model"`
+	// SystemPrompt replaces DefaultSystemPrompt. Empty sends the default, so
+	// the common case adds nothing to each turn's input in history.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	// FromSeq is the first event of the conversation window.
 	FromSeq int64 `json:"fromSeq"`
@@ -136,7 +145,11 @@ func (m *Models) ModelTurn(ctx context.Context, in ModelTurnInput) (ModelTurnOut
 	if err != nil {
 		return ModelTurnOutput{}, err
 	}
-	msgs := sessionlog.Messages(in.SystemPrompt, events)
+	system := in.SystemPrompt
+	if system == "" {
+		system = DefaultSystemPrompt
+	}
+	msgs := sessionlog.Messages(system, events)
 	if model == ScriptedModel {
 		return scriptedTurn(in, msgs)
 	}

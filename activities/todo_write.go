@@ -28,10 +28,13 @@ type Todos struct {
 	Limits todo.Limits
 }
 
-// TodoWrite validates one todo_write call and returns the accepted list with
-// its counts and model-facing message. The workflow assigns the seq when it
-// records the result. A bad list fails with InvalidTodos, a caller that is not
-// an AgentSession workflow with NoOwningSession, both non-retryable.
+// TodoWrite validates one todo_write call and returns its counts and
+// model-facing message. The workflow assigns the seq when it records the
+// result, and fills in the list from the arguments it already holds: the
+// result is recorded in history on every write, and repeating the list there
+// would double what each write costs. A bad list fails with InvalidTodos, a
+// caller that is not an AgentSession workflow with NoOwningSession, both
+// non-retryable.
 func (t *Todos) TodoWrite(ctx context.Context, req TodoWriteRequest) (todo.WriteResult, error) {
 	items, err := todo.Parse([]byte(req.Arguments), t.Limits)
 	if err != nil {
@@ -41,7 +44,7 @@ func (t *Todos) TodoWrite(ctx context.Context, req TodoWriteRequest) (todo.Write
 		return todo.WriteResult{}, todo.NoOwningSessionError()
 	}
 	counts := todo.CountOf(items)
-	return todo.WriteResult{Todos: items, Counts: counts, Message: todo.Message(counts)}, nil
+	return todo.WriteResult{Counts: counts, Message: todo.Message(counts)}, nil
 }
 
 // ownedBySession is rule 11: a standalone activity has no workflow at all,

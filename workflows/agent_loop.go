@@ -28,11 +28,6 @@ const (
 	ErrTypeEmptyPrompt = "EmptyPrompt"
 )
 
-const defaultSystemPrompt = `You are a careful software agent working in a durable runtime. ` +
-	`Plan multi-step work with the todo_write tool: send the ENTIRE list on every call, ` +
-	`mark an item in_progress when you start it and completed as soon as it is done, ` +
-	`and keep the list current. When the work is done, answer the user briefly.`
-
 // errContinueAsNew tells the main loop to hand the session to a new run in
 // the middle of a prompt that nobody is waiting on.
 var errContinueAsNew = errors.New("continue as new")
@@ -150,9 +145,6 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 		FromSeq:      s.conversationFrom,
 		UpToSeq:      s.seq,
 	}
-	if in.SystemPrompt == "" {
-		in.SystemPrompt = defaultSystemPrompt
-	}
 	if in.Model == activities.ScriptedModel {
 		if s.scriptTurn < len(s.in.Script) {
 			turn := s.in.Script[s.scriptTurn]
@@ -173,4 +165,3 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 	err := workflow.ExecuteActivity(actx, ActivityModelTurn, in).Get(ctx, &out)
 	return out, err
 }
-

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"go.temporal.io/sdk/converter"
@@ -79,9 +80,18 @@ func (s *session) write(ctx workflow.Context, ticket int64, args string, src tod
 		}
 		return todo.WriteResult{}, err
 	}
+	// The activity accepted these arguments; decoding them here again (with
+	// no limits, so a worker's changed limits cannot matter on replay) gives
+	// the list without recording it in history a second time.
+	if res.Todos, err = todo.Parse([]byte(args), acceptedLimits); err != nil {
+		return todo.WriteResult{}, err
+	}
 	res.Seq = s.apply(ctx, res.Todos, res.Counts, src)
 	return res, nil
 }
+
+// acceptedLimits lift every limit: they apply to a list TodoWrite accepted.
+var acceptedLimits = todo.Limits{MaxItems: math.MaxInt32, MaxContentBytes: math.MaxInt32, MaxTotalBytes: math.MaxInt32}
 
 // apply makes an accepted list the current one: the one with the highest seq.
 func (s *session) apply(ctx workflow.Context, items []todo.Item, counts todo.Counts, src todo.Source) int64 {
