@@ -58,6 +58,9 @@ type ModelTurnInput struct {
 	UpToSeq int64 `json:"upToSeq"`
 	// Scripted is the turn the scripted model replays.
 	Scripted *sessionlog.AssistantData `json:"scripted,omitempty"`
+	// ScriptedThinkTime makes the scripted model take its time, like a real
+	// one, so an offline demo can be watched.
+	ScriptedThinkTime time.Duration `json:"scriptedThinkTime,omitempty"`
 }
 
 // ModelTurnOutput is the assistant's answer.
@@ -151,7 +154,7 @@ func (m *Models) ModelTurn(ctx context.Context, in ModelTurnInput) (ModelTurnOut
 	}
 	msgs := sessionlog.Messages(system, events)
 	if model == ScriptedModel {
-		return scriptedTurn(in, msgs)
+		return scriptedTurn(ctx, in, msgs)
 	}
 	return m.openAITurn(ctx, model, in.UpToSeq, msgs)
 }

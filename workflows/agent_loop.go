@@ -11,6 +11,7 @@ import (
 
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/todo"
 )
 
 // prompt is one user message waiting for the agent. An update waits on done;
@@ -112,7 +113,7 @@ func (s *session) runTurns(ctx workflow.Context, waited bool) (string, error) {
 		}
 		out, err := s.modelTurn(ctx)
 		if err != nil {
-			s.appendEvent(ctx, sessionlog.TurnFailed, sessionlog.MessageData{Text: err.Error()})
+			s.appendEvent(ctx, sessionlog.TurnFailed, sessionlog.MessageData{Text: todo.ErrorMessage(err)})
 			return "", err
 		}
 		s.appendEvent(ctx, sessionlog.AssistantMessage, out.Message)
@@ -129,7 +130,7 @@ func (s *session) runTurns(ctx workflow.Context, waited bool) (string, error) {
 	}
 	err := temporal.NewNonRetryableApplicationError(
 		"agent stopped after "+strconv.Itoa(limit)+" model turns without a final answer", ErrTypeTurnLimit, nil)
-	s.appendEvent(ctx, sessionlog.TurnFailed, sessionlog.MessageData{Text: err.Error()})
+	s.appendEvent(ctx, sessionlog.TurnFailed, sessionlog.MessageData{Text: todo.ErrorMessage(err)})
 	return "", err
 }
 
@@ -150,6 +151,7 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 			turn := s.in.Script[s.scriptTurn]
 			in.Scripted = &turn
 		}
+		in.ScriptedThinkTime = s.in.ScriptThinkTime
 		s.scriptTurn++
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

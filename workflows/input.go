@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -15,6 +17,9 @@ type SessionInput struct {
 	Model string `json:"model,omitempty"`
 	// Script is the scripted model's assistant turns, in order.
 	Script []sessionlog.AssistantData `json:"script,omitempty"`
+	// ScriptThinkTime is how long each scripted turn takes, so a person can
+	// watch an offline session's plan change; tests leave it at zero.
+	ScriptThinkTime time.Duration `json:"scriptThinkTime,omitempty"`
 	// SystemPrompt replaces the default system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	// MaxTurnsPerPrompt stops a model that never finishes (default 25).

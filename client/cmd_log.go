@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+// pageFlags are the paging flags of `history` and `log`, sent as the
+// queries' {"afterSeq":N,"limit":M}.
+type pageFlags struct {
+	after   int64
+	limit   int
+	json    bool
+	verbose bool
+}
+
+func (p *pageFlags) register(fs *flag.FlagSet, what string) {
+	fs.Int64Var(&p.after, "after", 0, "only entries with seq greater than `N`")
+	fs.IntVar(&p.limit, "limit", 0, "at most `M` entries (0: all)")
+	fs.BoolVar(&p.json, "json", false, "print the query's JSON exactly as returned")
+	fs.BoolVar(&p.verbose, "v", false, what)
+}
+
+func (p *pageFlags) request() (sessionlog.PageRequest, error) {
+	if p.after < 0 || p.limit < 0 {
+		return sessionlog.PageRequest{}, usageErrorf("--after and --limit cannot be negative")
+	}
+	return sessionlog.PageRequest{AfterSeq: p.after, Limit: p.limit}, nil
+}
+
+func (a *app) history(ctx context.Context, args []string) error {
+	fs := a.commandFlags("history")
+	var pf pageFlags
+	pf.register(fs, "list each snapshot's items")
+	pos, err := parseCommand(fs, args, []string{"SESSION"}, false)
+	if err != nil {
+		return err
+	}
+	req, err := pf.request()
+	if err != nil {
+		return err
+	}
+	var snaps []todo.Snapshot
+	raw, err := a.query(ctx, pos[0], workflows.QueryTodoHistory, &snaps, req)
+	if err != nil {
+		return err
+	}
+	if pf.json {
+		_, err := fmt.Fprintf(a.stdout, "%s\n", raw)
+		return err
+	}
+	for _, s := range snaps {
+		if _, err := io.WriteString(a.stdout, renderSnapshot(s, a.term, pf.verbose)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *app) log(ctx context.Context, args []string) error {
+	fs := a.commandFlags("log")
+	var pf pageFlags
+	pf.register(fs, "show whole texts and the items of each plan")
+	follow := fs.Bool("follow", false, "keep printing new events until Ctrl-C or the session ends (with --json: one event per line)")
+	interval := fs.Duration("interval", defaultInterval, "how often --follow asks")
+	pos, err := parseCommand(fs, args, []string{"SESSION"}, false)
+	if err != nil {
+		return err
+	}
+	req, err := pf.request()
+	if err != nil {
+		return err
+	}
+	id := pos[0]
+	if !*follow {
+		raw, events, err := a.queryLog(ctx, id, req)
+		if err != nil {
+			return err
+		}
+		if pf.json {
+			_, err := fmt.Fprintf(a.stdout, "%s\n", raw)
+			return err
+		}
+		return a.printEvents(events, pf.verbose)
+	}
+	if *interval <= 0 {
+		return usageErrorf("--interval must be positive")
+	}
+	c, err := a.connect()
+	if err != nil {
+		return err
+	}
+	first := true
+	end, closedErr, err := a.poll(ctx, c, id, *interval, func() (bool, error) {
+		_, events, err := a.queryLog(ctx, id, req)
+		if err != nil {
+			if first {
+				return false, err
+			}
+			return false, nil
+		}
+		first = false
+		if len(events) > 0 {
+			req.AfterSeq = events[len(events)-1].Seq
+		}
+		if pf.json {
+			return false, a.printEventLines(events)
+		}
+		return false, a.printEvents(events, pf.verbose)
+	})
+	if err != nil {
+		return err
+	}
+	if end == pollClosed {
+		fmt.Fprintf(a.stderr, "session %s %s\n", id, closedText(closedErr))
+	}
+	return nil
+}
+
+func (a *app) printEvents(events []sessionlog.Event, verbose bool) error {
+	for _, ev := range events {
+		if _, err := io.WriteString(a.stdout, renderEvent(ev, a.term, verbose)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printEventLines prints one event JSON object per line, so a program can
+// follow a session log with a line reader.
+func (a *app) printEventLines(events []sessionlog.Event) error {
+	for _, ev := range events {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(a.stdout, "%s\n", b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/log"
+)
+
+// defaultAddress is where the worker's embedded Temporal server listens when
+// nothing else is configured.
+const defaultAddress = "127.0.0.1:7233"
+
+// dialTimeout bounds the first connection: a server that is not there
+// should produce a hint, not a hang.
+const dialTimeout = 5 * time.Second
+
+// clientOptions reads the connection settings the way the Temporal CLI does
+// (config file profile, then TEMPORAL_* variables), then applies the
+// command-line overrides.
+func (a *app) clientOptions() (client.Options, error) {
+	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{})
+	if err != nil {
+		return client.Options{}, fmt.Errorf("reading Temporal connection settings: %w", err)
+	}
+	if a.address != "" {
+		opts.HostPort = a.address
+	}
+	if opts.HostPort == "" {
+		opts.HostPort = defaultAddress
+	}
+	if a.namespace != "" {
+		opts.Namespace = a.namespace
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = client.DefaultNamespace
+	}
+	// The SDK logs at INFO to stderr by default, which would interleave with
+	// a checklist a person is reading; only warnings and worse get through.
+	opts.Logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	return opts, nil
+}
+
+func dialTemporal(a *app) (client.Client, error) {
+	opts, err := a.clientOptions()
+	if err != nil {
+		return nil, err
+	}
+	// Remember where we went, so error hints name the address actually used.
+	a.address, a.namespace = opts.HostPort, opts.Namespace
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
+	c, err := client.DialContext(ctx, opts)
+	if err != nil {
+		return nil, &unreachableError{address: opts.HostPort, err: err}
+	}
+	return c, nil
+}
+
+// unreachableError is a failed first connection.
+type unreachableError struct {
+	address string
+	err     error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("cannot reach Temporal at %s: is the worker running? (go run ./worker)", e.address)
+}
+
+func (e *unreachableError) Unwrap() error { return e.err }

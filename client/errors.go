@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// rejected turns a failed update into the line the contract promises:
+// `Error: <message>`, where message is the ApplicationError's own text. The
+// error the SDK returns wraps it in update and activity context that would
+// change the message, so the ApplicationError is dug out of the chain.
+func rejected(err error) (error, bool) {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) {
+		return nil, false
+	}
+	return &exitError{code: 1, msg: "Error: " + appErr.Message()}, true
+}
+
+// sessionError explains a failed call on one session, naming the session.
+func (a *app) sessionError(id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		if strings.Contains(notFound.Error(), "already completed") {
+			return &exitError{code: 1, msg: fmt.Sprintf("client: session %q has already ended", id), cause: err}
+		}
+		return &exitError{code: 1, msg: fmt.Sprintf("client: no session %q in namespace %q", id, a.namespace), cause: err}
+	}
+	if isTimeout(err) {
+		return &exitError{code: 1, msg: fmt.Sprintf("client: session %q did not answer in time: is the worker running? (go run ./worker)", id), cause: err}
+	}
+	return err
+}
+
+// explain says what went wrong in one line, with a hint where one helps.
+func (a *app) explain(err error) string {
+	var unreachable *unreachableError
+	var nsNotFound *serviceerror.NamespaceNotFound
+	var queryFailed *serviceerror.QueryFailed
+	var unavailable *serviceerror.Unavailable
+	switch {
+	case errors.As(err, &unreachable):
+		return unreachable.Error()
+	case errors.As(err, &nsNotFound):
+		return fmt.Sprintf("namespace %q not found at %s", a.namespace, a.address)
+	case errors.As(err, &queryFailed):
+		return "query failed: " + queryFailed.Error()
+	case errors.As(err, &unavailable) || status.Code(err) == codes.Unavailable:
+		return fmt.Sprintf("lost Temporal at %s: is the worker running? (go run ./worker)", a.address)
+	case isTimeout(err):
+		return "no answer in time: is the worker running? (go run ./worker)"
+	}
+	return err.Error()
+}
+
+func isTimeout(err error) bool {
+	var updateTimeout *client.WorkflowUpdateServiceTimeoutOrCanceledError
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &updateTimeout) ||
+		errors.As(err, &deadline) || status.Code(err) == codes.DeadlineExceeded
+}
+
+// interrupted says the person pressed Ctrl-C (or the process was told to
+// stop): not a failure worth a message.
+func interrupted(err error) bool {
+	var canceled *serviceerror.Canceled
+	return errors.Is(err, context.Canceled) || errors.As(err, &canceled) || status.Code(err) == codes.Canceled
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/durabletodos/agenttodos/tools"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+// fakeClient answers the few calls a command makes, so command output can
+// be checked without a Temporal server. Any other call panics on the nil
+// embedded interface, which flags a command doing more than expected.
+type fakeClient struct {
+	client.Client
+	updates []client.UpdateWorkflowOptions
+	signals []any
+	// updateResult is the JSON an update returns; updateErr fails it.
+	updateResult string
+	updateErr    error
+	// queries maps a query name to the JSON it returns.
+	queries map[string]string
+}
+
+func (f *fakeClient) Close() {}
+
+func (f *fakeClient) UpdateWorkflow(_ context.Context, o client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+	f.updates = append(f.updates, o)
+	return fakeHandle{f}, nil
+}
+
+func (f *fakeClient) SignalWorkflow(_ context.Context, _, _, _ string, arg any) error {
+	f.signals = append(f.signals, arg)
+	return nil
+}
+
+func (f *fakeClient) QueryWorkflow(_ context.Context, _, _, name string, _ ...any) (converter.EncodedValue, error) {
+	return jsonValue(f.queries[name]), nil
+}
+
+type fakeHandle struct{ f *fakeClient }
+
+func (fakeHandle) WorkflowID() string { return "" }
+func (fakeHandle) RunID() string      { return "" }
+func (fakeHandle) UpdateID() string   { return "" }
+func (h fakeHandle) Get(_ context.Context, ptr any) error {
+	if h.f.updateErr != nil {
+		return h.f.updateErr
+	}
+	return jsonValue(h.f.updateResult).Get(ptr)
+}
+
+// jsonValue is a result as the SDK hands it over: a JSON payload decoded by
+// the default data converter (so RawValue works as it does for real).
+type jsonValue string
+
+func (v jsonValue) HasValue() bool { return true }
+func (v jsonValue) Get(ptr any) error {
+	p := rawJSON([]byte(v)).Payload()
+	return converter.GetDefaultDataConverter().FromPayload(p, ptr)
+}
+
+func testApp(fc *fakeClient) (*app, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	a := &app{
+		stdout:  &out,
+		stderr:  &errOut,
+		stdin:   strings.NewReader(""),
+		helpOut: &errOut,
+		dial: func(*app) (client.Client, error) {
+			if fc == nil {
+				return nil, errors.New("test dialled a server")
+			}
+			return fc, nil
+		},
+	}
+	return a, &out, &errOut
+}
+
+// rejection builds the error a client sees when the update validator
+// rejects a list: the workflow's ApplicationError, through the failure
+// converter as the SDK carries it, wrapped once more for good measure.
+func rejection(msg string) error {
+	fc := temporal.GetDefaultFailureConverter()
+	appErr := temporal.NewNonRetryableApplicationError(msg, "InvalidTodos", nil)
+	return errors.Join(fc.FailureToError(fc.ErrorToFailure(appErr)))
+}
+
+func TestWriteSendsRawArgsAndPrintsTheResult(t *testing.T) {
+	fc := &fakeClient{updateResult: `{"todos":[{"content":"Run the tests","status":"in_progress"},{"content":"Ship","status":"pending"}],"counts":{"pending":1,"inProgress":1,"completed":0},"message":"Updated todo list: 1 pending, 1 in progress, 0 completed.","seq":3}`}
+	a, out, errOut := testApp(fc)
+	code := a.main(context.Background(), []string{"write", "S1", "--todo", "doing:Run the tests", "--todo", "p:Ship", "--update-id", "u-7"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "Updated todo list: 1 pending, 1 in progress, 0 completed.\n" +
+		"Plan · 0/2 completed · 1 in progress · 1 pending · seq 3\n" +
+		"[▒▒▒▒▒▒▒▒▒▒░░░░░░░░░░] 0%\n" +
+		"  🔄 Run the tests\n" +
+		"  ⬜ Ship\n"
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+	u := fc.updates[0]
+	if u.WorkflowID != "S1" || u.UpdateName != workflows.UpdateTodoWrite || u.UpdateID != "u-7" || u.WaitForStage != client.WorkflowUpdateStageCompleted {
+		t.Fatalf("update %+v", u)
+	}
+	raw, ok := u.Args[0].(converter.RawValue)
+	if !ok {
+		t.Fatalf("argument is %T, want converter.RawValue", u.Args[0])
+	}
+	if got := string(raw.Payload().GetData()); got != `{"todos":[{"content":"Run the tests","status":"in_progress"},{"content":"Ship","status":"pending"}]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestWriteJSONPrintsTheResultAsReturned(t *testing.T) {
+	result := `{"todos":[],"counts":{"pending":0,"inProgress":0,"completed":0},"message":"Updated todo list: 0 pending, 0 in progress, 0 completed.","seq":9}`
+	a, out, _ := testApp(&fakeClient{updateResult: result})
+	if code := a.main(context.Background(), []string{"write", "--clear", "--json", "S1"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out.String() != result+"\n" {
+		t.Fatalf("got %s", out)
+	}
+}
+
+func TestRejectedWritePrintsTheContractMessage(t *testing.T) {
+	msg := `invalid todo: unknown key "priority"`
+	fc := &fakeClient{updateErr: rejection(msg)}
+	a, out, errOut := testApp(fc)
+	a.stdin, a.stdinPiped = strings.NewReader(`{"todos":[{"content":"a","status":"pending","priority":1}]}`), true
+	code := a.main(context.Background(), []string{"write", "S1"})
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if errOut.String() != "Error: "+msg+"\n" || out.Len() != 0 {
+		t.Fatalf("stderr %q stdout %q", errOut, out)
+	}
+	if got := string(fc.updates[0].Args[0].(converter.RawValue).Payload().GetData()); got != `{"todos":[{"content":"a","status":"pending","priority":1}]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestSignalSendsRawArgs(t *testing.T) {
+	fc := &fakeClient{}
+	a, out, _ := testApp(fc)
+	if code := a.main(context.Background(), []string{"signal", "S1", "--todo", "c:Done"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out.String() != "signalled\n" {
+		t.Fatalf("got %q", out)
+	}
+	if got := string(fc.signals[0].(converter.RawValue).Payload().GetData()); got != `{"todos":[{"content":"Done","status":"completed"}]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestTodosJSONIsTheQueryResultExactly(t *testing.T) {
+	state := `{"todos":[{"content":"a","status":"pending"}],"counts":{"pending":1,"inProgress":0,"completed":0},"seq":4,"updatedAt":"2025-01-02T03:04:05Z"}`
+	fc := &fakeClient{queries: map[string]string{workflows.QueryTodos: state}}
+	a, out, _ := testApp(fc)
+	if code := a.main(context.Background(), []string{"todos", "S1", "--json"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out.String() != state+"\n" {
+		t.Fatalf("got %s", out)
+	}
+	out.Reset()
+	if code := a.main(context.Background(), []string{"todos", "S1"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.HasPrefix(out.String(), "Plan · 0/1 completed · 0 in progress · 1 pending · seq 4\n") {
+		t.Fatalf("got %s", out)
+	}
+}
+
+func TestSchemaPrintsTheToolDefinition(t *testing.T) {
+	a, out, _ := testApp(nil)
+	if code := a.main(context.Background(), []string{"schema"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var got struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	dec := json.NewDecoder(out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	def := tools.Definitions()[0]
+	if got.Name != "todo_write" || got.Description != def.Description {
+		t.Fatalf("got %+v", got)
+	}
+	var a1, a2 any
+	if json.Unmarshal(got.Parameters, &a1) != nil || json.Unmarshal(def.Parameters, &a2) != nil {
+		t.Fatal("parameters are not JSON")
+	}
+	b1, _ := json.Marshal(a1)
+	b2, _ := json.Marshal(a2)
+	if !bytes.Equal(b1, b2) {
+		t.Fatalf("parameters differ:\n%s\n%s", b1, b2)
+	}
+}
+
+func TestUsageErrorsNeverDial(t *testing.T) {
+	cases := [][]string{
+		{},
+		{"nope"},
+		{"write"},
+		{"write", "S1"},
+		{"write", "S1", "--todo", "Run the tests"},
+		{"write", "S1", "--todo", "later:Run the tests"},
+		{"write", "S1", "--bogus"},
+		{"todos"},
+		{"todos", "S1", "S2"},
+		{"prompt", "S1"},
+		{"run"},
+		{"start", "--script", "x.json", "--model", "gpt-5"},
+		{"history", "S1", "--after", "-1"},
+	}
+	for _, args := range cases {
+		a, out, errOut := testApp(nil)
+		if code := a.main(context.Background(), args); code != 2 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%q: stdout %q", args, out)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	a, out, _ := testApp(nil)
+	if code := a.main(context.Background(), []string{"help"}); code != 0 || !strings.Contains(out.String(), "todos") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	out.Reset()
+	if code := a.main(context.Background(), []string{"help", "write"}); code != 0 || !strings.Contains(out.String(), "--update-id ID") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+}
+
+func TestUnreachableServerHint(t *testing.T) {
+	a, _, errOut := testApp(nil)
+	a.dial = func(a *app) (client.Client, error) {
+		return nil, &unreachableError{address: "127.0.0.1:7233", err: errors.New("connection refused")}
+	}
+	if code := a.main(context.Background(), []string{"todos", "S1"}); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if errOut.String() != "client: cannot reach Temporal at 127.0.0.1:7233: is the worker running? (go run ./worker)\n" {
+		t.Fatalf("got %q", errOut)
+	}
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+// barCells is the width of the progress bar: wide enough to move visibly
+// with each item of a typical plan, narrow enough for any terminal.
+const barCells = 20
+
+// ANSI styles. Only SGR codes: they need no terminal database and a
+// terminal that ignores them shows plain text.
+const (
+	styleBold       = "1"
+	styleDim        = "2"
+	styleGreen      = "32"
+	styleYellow     = "33"
+	styleBoldYellow = "1;33"
+	styleRed        = "31"
+	styleCyan       = "36"
+	styleMagenta    = "35"
+)
+
+// palette colours text when colour is on and returns it untouched when not,
+// so the rendering code is the same for a terminal, a pipe and a test.
+type palette bool
+
+func (p palette) paint(style, s string) string {
+	if !p || style == "" || s == "" {
+		return s
+	}
+	return "\x1b[" + style + "m" + s + "\x1b[0m"
+}
+
+// renderPlan renders a plan as the checklist people read: a header with the
+// counts, a progress bar, then one line per item in list order.
+func renderPlan(st todo.State, t terminal) string {
+	p := palette(t.color)
+	var b strings.Builder
+	b.WriteString(planHeader(st.Counts, st.Seq, p, t.width))
+	b.WriteByte('\n')
+	b.WriteString(progressBar(st.Counts, p))
+	b.WriteByte('\n')
+	if len(st.Todos) == 0 {
+		b.WriteString(p.paint(styleDim, "  (no todos yet)"))
+		b.WriteByte('\n')
+	}
+	for _, it := range st.Todos {
+		b.WriteString(itemLine("  ", it, p, t.width))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// countsText is `2/5 completed · 1 in progress · 2 pending`.
+func countsText(c todo.Counts, p palette) string {
+	return p.paint(styleGreen, strconv.Itoa(c.Completed)+"/"+strconv.Itoa(c.Total())+" completed") + " · " +
+		p.paint(styleYellow, strconv.Itoa(c.InProgress)+" in progress") + " · " +
+		strconv.Itoa(c.Pending) + " pending"
+}
+
+// planHeader is the one-line summary, `Plan · 2/5 completed · 1 in progress
+// · 2 pending · seq 7`; `completed/total` is what a watcher greps for. On a
+// narrow terminal the last parts go first, so the line stays one row.
+func planHeader(c todo.Counts, seq int64, p palette, width int) string {
+	parts := []struct{ style, text string }{
+		{styleBold, "Plan"},
+		{styleGreen, strconv.Itoa(c.Completed) + "/" + strconv.Itoa(c.Total()) + " completed"},
+		{styleYellow, strconv.Itoa(c.InProgress) + " in progress"},
+		{"", strconv.Itoa(c.Pending) + " pending"},
+		{styleDim, "seq " + strconv.FormatInt(seq, 10)},
+	}
+	const sep = " · "
+	n := len(parts)
+	for width > 0 && n > 2 {
+		w := textWidth(sep) * (n - 1)
+		for _, part := range parts[:n] {
+			w += textWidth(part.text)
+		}
+		if w <= width {
+			break
+		}
+		n--
+	}
+	out := make([]string, n)
+	for i, part := range parts[:n] {
+		out[i] = p.paint(part.style, part.text)
+	}
+	return strings.Join(out, sep)
+}
+
+// progressBar shows completed work as full cells and work in progress as
+// shaded ones, then the completed percentage: `[██████▒▒░░░░] 40%`.
+func progressBar(c todo.Counts, p palette) string {
+	total := c.Total()
+	done, doing := 0, 0
+	if total > 0 {
+		done = c.Completed * barCells / total
+		doing = (c.Completed+c.InProgress)*barCells/total - done
+	}
+	pct := 0
+	if total > 0 {
+		pct = c.Completed * 100 / total
+	}
+	return "[" + p.paint(styleGreen, strings.Repeat("█", done)) +
+		p.paint(styleYellow, strings.Repeat("▒", doing)) +
+		p.paint(styleDim, strings.Repeat("░", barCells-done-doing)) + "] " +
+		strconv.Itoa(pct) + "%"
+}
+
+// itemLine is one item: its mark, then its content, styled by status and
+// cut to the terminal width (width 0: never cut).
+func itemLine(indent string, it todo.Item, p palette, width int) string {
+	prefix := indent + it.Status.Mark() + " "
+	content := oneLine(it.Content)
+	if width > 0 {
+		content = truncate(content, width-textWidth(prefix)-1)
+	}
+	switch it.Status {
+	case todo.Completed:
+		content = p.paint(styleDim, content)
+	case todo.InProgress:
+		content = p.paint(styleBoldYellow, content)
+	}
+	return prefix + content
+}
+
+// oneLine makes model-written text safe to print on one line: newlines and
+// tabs become spaces, and other control characters (an escape sequence
+// could move the cursor or recolour the terminal) become U+FFFD.
+func oneLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case isControl(r):
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
+// truncate cuts s to at most width terminal columns, ending it with "…"
+// when something was cut.
+func truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if textWidth(s) <= width {
+		return s
+	}
+	w := 0
+	for i, r := range s {
+		rw := runeWidth(r)
+		if w+rw > width-1 {
+			return s[:i] + "…"
+		}
+		w += rw
+	}
+	return s
+}
+
+func textWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	return w
+}
+
+// runeWidth approximates the columns a terminal gives a character: two for
+// East Asian wide characters and emoji (the status marks among them), none
+// for combining marks and joiners. Close enough to keep a cut line on one
+// row, which is all a redraw needs.
+func runeWidth(r rune) int {
+	switch {
+	case r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || unicode.In(r, unicode.Mn, unicode.Me):
+		return 0
+	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0xa4cf, r >= 0xac00 && r <= 0xd7a3,
+		r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f, r >= 0xff00 && r <= 0xff60,
+		r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f680 && r <= 0x1f6ff,
+		r >= 0x1f900 && r <= 0x1faff, r >= 0x20000 && r <= 0x3fffd,
+		r == 0x2705, r == 0x2b1c, r == 0x2b1b, r == 0x274c, r == 0x23f3, r == 0x231b:
+		return 2
+	}
+	return 1
+}
+
+// cleanText keeps a multi-line text (the agent's answer) readable as is,
+// but replaces control characters other than newline and tab, as oneLine
+// does.
+func cleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && isControl(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
+}

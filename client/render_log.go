@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+// timeLayout shows history times in the reader's zone, to the second.
+const timeLayout = "2006-01-02 15:04:05"
+
+// renderSnapshot is one line of `client history`, `#seq  time  kind:id
+// counts`, followed by the items when verbose.
+func renderSnapshot(s todo.Snapshot, t terminal, verbose bool) string {
+	p := palette(t.color)
+	var b strings.Builder
+	b.WriteString(p.paint(styleBold, "#"+strconv.FormatInt(s.Seq, 10)))
+	b.WriteString("  ")
+	b.WriteString(p.paint(styleDim, s.At.Local().Format(timeLayout)))
+	b.WriteString("  ")
+	b.WriteString(oneLine(sourceText(s.Source)))
+	b.WriteString("  ")
+	b.WriteString(countsText(s.Counts, p))
+	b.WriteByte('\n')
+	if verbose {
+		for _, it := range s.Todos {
+			b.WriteString(itemLine("    ", it, p, t.width))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func sourceText(s todo.Source) string {
+	if s.ID == "" {
+		return string(s.Kind)
+	}
+	return string(s.Kind) + ":" + s.ID
+}
+
+// logTypeWidth aligns summaries after the longest event type.
+const logTypeWidth = len(sessionlog.AssistantMessage)
+
+// renderEvent is one line of `client log`, `#seq type summary`, cut to the
+// terminal width unless verbose; verbose also lists a written plan's items.
+func renderEvent(ev sessionlog.Event, t terminal, verbose bool) string {
+	p := palette(t.color)
+	seq := "#" + strconv.FormatInt(ev.Seq, 10)
+	typ := string(ev.Type)
+	pad := ""
+	if len(typ) < logTypeWidth {
+		pad = strings.Repeat(" ", logTypeWidth-len(typ))
+	}
+	// The summary is made plain, cleaned and cut before any colour is added,
+	// so neither cleaning nor cutting can break an escape sequence.
+	summary, items := eventSummary(ev)
+	summary = oneLine(summary)
+	if t.width > 0 && !verbose {
+		summary = truncate(summary, t.width-len(seq)-1-logTypeWidth-2)
+	}
+	var b strings.Builder
+	b.WriteString(p.paint(styleBold, seq))
+	b.WriteByte(' ')
+	b.WriteString(p.paint(eventStyle(ev.Type), typ))
+	b.WriteString(pad)
+	b.WriteString("  ")
+	b.WriteString(summary)
+	b.WriteByte('\n')
+	if verbose {
+		for _, it := range items {
+			b.WriteString(itemLine("    ", it, p, 0))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func eventStyle(t sessionlog.Type) string {
+	switch t {
+	case sessionlog.UserMessage:
+		return styleCyan
+	case sessionlog.AssistantMessage:
+		return styleGreen
+	case sessionlog.ToolCall, sessionlog.ToolResult:
+		return styleMagenta
+	case sessionlog.TodoRejected, sessionlog.TurnFailed:
+		return styleRed
+	case sessionlog.TodoWrite:
+		return styleYellow
+	}
+	return styleDim
+}
+
+// eventSummary says what an event holds in a few words, and the items of a
+// plan it carries. Data that does not decode as its type expects (a newer
+// worker, say) is shown raw rather than hidden.
+func eventSummary(ev sessionlog.Event) (string, []todo.Item) {
+	switch ev.Type {
+	case sessionlog.UserMessage, sessionlog.TurnFailed:
+		var d sessionlog.MessageData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return d.Text, nil
+		}
+	case sessionlog.AssistantMessage:
+		var d sessionlog.AssistantData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return assistantSummary(d), nil
+		}
+	case sessionlog.ToolCall:
+		var d sessionlog.ToolCallData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return d.Name + " " + d.Arguments, nil
+		}
+	case sessionlog.ToolResult:
+		var d sessionlog.ToolResultData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return d.Content, nil
+		}
+	case sessionlog.TodoWrite:
+		var d sessionlog.TodoWriteData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return sourceText(d.Source) + " · " + countsText(todo.CountOf(d.Todos), false), d.Todos
+		}
+	case sessionlog.TodoRejected:
+		var d sessionlog.TodoRejectedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return sourceText(d.Source) + " · " + "Error: " + d.Error, nil
+		}
+	case sessionlog.TodoReminder:
+		var d sessionlog.TodoReminderData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return string(d.Reason) + " · " + countsText(todo.CountOf(d.Todos), false), d.Todos
+		}
+	}
+	return string(ev.Data), nil
+}
+
+func assistantSummary(d sessionlog.AssistantData) string {
+	if len(d.ToolCalls) == 0 {
+		return d.Content
+	}
+	names := make([]string, len(d.ToolCalls))
+	for i, c := range d.ToolCalls {
+		names[i] = c.Name
+	}
+	calls := "→ " + strings.Join(names, ", ")
+	if d.Content == "" {
+		return calls
+	}
+	return d.Content + " " + calls
+}

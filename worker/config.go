@@ -1,0 +1,60 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+// config is the worker's own settings; the Temporal connection itself comes
+// from envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE, TLS,
+// API key), like every Temporal tool.
+type config struct {
+	TaskQueue string
+	Limits    todo.Limits
+	LogLevel  string
+
+	// Embedded server, used only when no Temporal address is configured.
+	DataDir         string
+	FrontendAddress string
+	UIAddress       string
+	StartTimeout    time.Duration
+}
+
+func parseConfig(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.StringVar(&c.TaskQueue, "task-queue", envOr("AGENT_TASK_QUEUE", workflows.TaskQueue), "task queue to poll")
+	fs.IntVar(&c.Limits.MaxItems, "max-items", todo.DefaultMaxItems, "most items one todo_write may carry")
+	fs.IntVar(&c.Limits.MaxContentBytes, "max-content-bytes", todo.DefaultMaxContentBytes, "longest content of one item, in bytes")
+	fs.IntVar(&c.Limits.MaxTotalBytes, "max-total-bytes", todo.DefaultMaxTotalBytes, "most content bytes of one list")
+	fs.StringVar(&c.LogLevel, "log-level", envOr("AGENT_LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&c.DataDir, "data-dir", envOr("AGENT_DATA_DIR", defaultDataDir()), "embedded server: directory of its SQLite file")
+	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", "127.0.0.1:7233"), "embedded server: gRPC frontend address")
+	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", "127.0.0.1:8233"), `embedded server: Web UI address ("-" for none)`)
+	fs.DurationVar(&c.StartTimeout, "start-timeout", 2*time.Minute, "embedded server: how long start-up may take")
+	return c, fs.Parse(args)
+}
+
+func envOr(key, fallback string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return fallback
+}
+
+// defaultDataDir follows the XDG base directory convention, so sessions
+// survive restarts without littering the working directory.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "agent-todos")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "agent-todos")
+	}
+	return ".agent-todos"
+}

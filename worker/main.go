@@ -1,0 +1,60 @@
+// Command worker runs AgentSession workflows and their activities. With no
+// Temporal address configured it first starts an embedded Temporal server and
+// Web UI, so one command shows the whole system working.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := parseConfig(os.Args[1:])
+	if err != nil {
+		return err
+	}
+	logger, sync := newLogger(cfg.LogLevel)
+	defer sync()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	conn, err := connect(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	sessions := &workflows.Config{
+		Limits:           cfg.Limits,
+		SearchAttributes: searchAttributesRegistered(ctx, conn.Client, conn.Namespace, logger),
+	}
+	w := worker.New(conn.Client, cfg.TaskQueue, worker.Options{})
+	workflows.Register(w, sessions,
+		&activities.Todos{Limits: cfg.Limits},
+		&activities.Models{Client: conn.Client, Config: activities.ModelConfigFromEnv()})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	printReady(os.Stdout, conn, cfg.TaskQueue)
+
+	<-ctx.Done()
+	logger.Info("Shutting down: finishing in-flight tasks")
+	w.Stop()
+	return nil
+}
