@@ -121,6 +121,7 @@ func TestWriteQueryAndReject(t *testing.T) {
 		t.Fatalf("session log %+v", log)
 	}
 	h.assertStillRunning("write-query-reject")
+	h.replay("write-query-reject")
 }
 
 func (h *harness) assertStillRunning(id string) {
@@ -147,6 +148,19 @@ func TestSignalWritesAndRejectsWithoutApplying(t *testing.T) {
 	mustSignal(`{"todos":[{"content":"signalled","status":"in_progress"}]}`)
 	mustSignal(`{"todos":[{"content":"signalled","status":"pending","owner":"me"}]}`)
 	waitFor(t, func() bool { return len(h.sessionLog(id)) == 2 })
+	// The first two are checked below; a burst after them makes the session
+	// signal-heavy for its replay.
+	defer func() {
+		for i := 0; i < 30; i++ {
+			mustSignal(fmt.Sprintf(`{"todos":[{"content":"burst %d","status":"in_progress"},{"content":"signalled","status":"completed"}]}`, i))
+		}
+		mustSignal(`{"todos":[{"content":"burst","status":"in_progress"},{"content":"burst","status":"completed"}]}`)
+		waitFor(t, func() bool { return len(h.sessionLog(id)) == 33 })
+		if st := h.todos(id); st.Todos[0].Content != "burst 29" {
+			t.Fatalf("after the burst: %+v", st)
+		}
+		h.replay(id)
+	}()
 	st := h.todos(id)
 	if st.Seq != 1 || st.Todos[0].Content != "signalled" || st.Counts.InProgress != 1 {
 		t.Fatalf("state %+v", st)

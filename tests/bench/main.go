@@ -1,0 +1,173 @@
+// Command bench measures what a todo_write costs on a real Temporal server,
+// beside a no-op update on the same server in the same run, and writes the
+// results as a Markdown table (BENCHMARKS.md).
+//
+//	go run ./tests/bench -out BENCHMARKS.md   # full run, a few minutes on 2 cores
+//	go run ./tests/bench -quick               # CI smoke run, under a minute
+//
+// One process holds everything: an in-memory embedded Temporal server (no UI)
+// and a worker that registers AgentSession exactly as the worker binary does,
+// plus a benchmark-only BenchNoop workflow on the same task queue.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/embedded"
+	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+type options struct {
+	out   string
+	quick bool
+
+	sessions      int           // live sessions for the memory figure
+	updates       int           // sequential updates measured, each kind
+	queries       int           // sequential queries measured, each kind
+	manyWrites    int           // writes on one session before the "after many writes" query
+	historyWrites int           // writes measured for history growth
+	concurrency   int           // sessions (and goroutines) for throughput
+	roundFor      time.Duration // one throughput round; two rounds each, ABBA
+	warmup        int
+}
+
+func parseOptions() options {
+	var o options
+	flag.StringVar(&o.out, "out", "", "also write the report to this file (e.g. BENCHMARKS.md)")
+	flag.BoolVar(&o.quick, "quick", false, "short smoke run (fewer samples; targets still checked)")
+	flag.IntVar(&o.sessions, "sessions", 1000, "live sessions for the memory figure (-quick: 100 unless set)")
+	flag.Parse()
+	o.concurrency = 50
+	if o.quick {
+		set := false
+		flag.Visit(func(f *flag.Flag) { set = set || f.Name == "sessions" })
+		if !set {
+			o.sessions = 100
+		}
+		o.updates, o.queries, o.manyWrites, o.historyWrites = 100, 100, 500, 20
+		o.roundFor, o.warmup = 2*time.Second, 20
+	} else {
+		o.updates, o.queries, o.manyWrites, o.historyWrites = 500, 500, 5000, 100
+		o.roundFor, o.warmup = 10*time.Second, 50
+	}
+	return o
+}
+
+func main() {
+	o := parseOptions()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	began := time.Now()
+	r := &report{
+		command: strings.TrimSpace("go run ./tests/bench " + strings.Join(os.Args[1:], " ")),
+		date:    began.UTC(),
+		machine: describeMachine(),
+		loadAt:  loadAverage(),
+		opts:    o,
+	}
+	// Warnings and errors only, from the server and the SDK alike.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	ctx := context.Background()
+	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	srv, err := embedded.Start(startCtx, embedded.Options{
+		FrontendAddress:  "127.0.0.1:0",
+		UIAddress:        embedded.UIDisabled,
+		SearchAttributes: workflows.SearchAttributeNames,
+		Logger:           logger.With("component", "temporal-server"),
+	})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	c, err := client.Dial(client.Options{
+		HostPort:  srv.FrontendAddress(),
+		Namespace: srv.Namespace(),
+		Logger:    sdklog.NewStructuredLogger(logger),
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	// The worker binary's registration: same Config, activities and names.
+	limits := todo.Limits{}
+	w := worker.New(c, workflows.TaskQueue, worker.Options{})
+	workflows.Register(w,
+		&workflows.Config{Limits: limits, SearchAttributes: searchAttributesRegistered(ctx, c, srv.Namespace())},
+		&activities.Todos{Limits: limits},
+		&activities.Models{Client: c, Config: activities.ModelConfigFromEnv()})
+	w.RegisterWorkflowWithOptions(benchNoop, workflow.RegisterOptions{Name: noopWorkflowType})
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+
+	b := &bench{o: o, c: c, r: r}
+	fmt.Fprintf(os.Stderr, "bench: server and worker up in %v; load %s\n", time.Since(began).Round(time.Millisecond), r.loadAt)
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		// Memory first, on a fresh process, so the baseline and the delta
+		// are not blurred by the sessions the other figures leave behind.
+		{"memory", b.memory},
+		{"update latency", b.updateLatency},
+		{"query latency", b.queryLatency},
+		{"history growth", b.historyGrowth},
+		{"throughput", b.throughput},
+	}
+	for _, s := range steps {
+		t := time.Now()
+		if err := s.fn(); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s done in %v\n", s.name, time.Since(t).Round(time.Millisecond))
+	}
+	r.loadEnd = loadAverage()
+	r.took = time.Since(began)
+
+	md := r.markdown()
+	fmt.Print(md)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchAttributesRegistered is the worker binary's start-up check.
+func searchAttributesRegistered(ctx context.Context, c client.Client, namespace string) bool {
+	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return false
+	}
+	for _, name := range workflows.SearchAttributeNames {
+		if resp.GetCustomAttributes()[name] != enumspb.INDEXED_VALUE_TYPE_INT {
+			return false
+		}
+	}
+	return true
+}
