@@ -9,6 +9,8 @@ lint:
 
 unit:
 	go test -race -count=1 -timeout 60m ./...
+	# Allocation counts are only meaningful without the race detector.
+	go test -count=1 -run Allocations ./todo
 
 # Each fuzz target runs for a bounded 20 seconds on top of its seed corpus.
 fuzz:
