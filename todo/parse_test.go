@@ -151,4 +151,3 @@ func TestParseHonoursConfiguredLimits(t *testing.T) {
 		t.Fatalf("at the limits: %v", err)
 	}
 }
-

@@ -1,0 +1,170 @@
+package embedded
+
+import (
+	"fmt"
+
+	"go.temporal.io/server/chasm/lib/callback"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/membership/static"
+	"go.temporal.io/server/common/primitives"
+	"go.temporal.io/server/components/nexusoperations"
+	"go.temporal.io/server/temporal"
+)
+
+// clusterName is what the CLI dev server uses; it is stored in the database
+// and in namespace replication configs, so it must never change.
+const clusterName = "active"
+
+// serverPorts are the concrete listen addresses for one server instance.
+type serverPorts struct {
+	frontend     endpoint
+	frontendHTTP endpoint // Nexus callbacks are delivered here
+	history      endpoint
+	matching     endpoint
+	worker       endpoint
+}
+
+// pickServerPorts chooses a free port for every internal service. Fixed
+// ports would make two servers in one process (our tests) collide.
+func pickServerPorts(frontend endpoint) (serverPorts, error) {
+	p := serverPorts{frontend: frontend}
+	for _, e := range []struct {
+		dst  *endpoint
+		host string
+	}{
+		{&p.frontendHTTP, frontend.ip},
+		{&p.history, loopback},
+		{&p.matching, loopback},
+		{&p.worker, loopback},
+	} {
+		port, err := freePort(e.host)
+		if err != nil {
+			return serverPorts{}, err
+		}
+		*e.dst = endpoint{ip: e.host, port: port}
+	}
+	return p, nil
+}
+
+func buildServerConfig(ports serverPorts, sqlConf *config.SQL) *config.Config {
+	var conf config.Config
+	conf.Global.Membership.BroadcastAddress = loopback
+	// Metrics and pprof stay off (nil / port 0): each would be one more
+	// listener to collide on and nothing here reads them.
+
+	const store = "sqlite-default"
+	conf.Persistence.DefaultStore = store
+	conf.Persistence.VisibilityStore = store
+	// One shard is plenty for a single-user server and keeps startup cheap.
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{store: {SQL: sqlConf}}
+
+	conf.ClusterMetadata = &cluster.Config{
+		EnableGlobalNamespace:    false,
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			// ClusterID is left empty: the server generates one on first
+			// start and keeps the persisted one afterwards.
+			clusterName: {
+				Enabled:                true,
+				InitialFailoverVersion: 1,
+				RPCAddress:             ports.frontend.dial(),
+				HTTPAddress:            ports.frontendHTTP.dial(),
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+
+	conf.Services = map[string]config.Service{
+		"frontend": serviceConfig(ports.frontend, ports.frontendHTTP.port),
+		"history":  serviceConfig(ports.history, 0),
+		"matching": serviceConfig(ports.matching, 0),
+		"worker":   serviceConfig(ports.worker, 0),
+	}
+
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+
+	// The server's own worker service (schedules, batch jobs, ...) reaches
+	// the frontend through this address.
+	conf.PublicClient.HostPort = ports.frontend.dial()
+	return &conf
+}
+
+func serviceConfig(e endpoint, httpPort int) config.Service {
+	var s config.Service
+	s.RPC.GRPCPort = e.port
+	s.RPC.BindOnIP = e.ip
+	s.RPC.HTTPPort = httpPort
+	return s
+}
+
+func buildServerOptions(conf *config.Config, ports serverPorts, logger serverLogger) ([]temporal.ServerOption, error) {
+	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
+	if err != nil {
+		return nil, fmt.Errorf("creating authorizer: %w", err)
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
+	if err != nil {
+		return nil, fmt.Errorf("creating claim mapper: %w", err)
+	}
+	return []temporal.ServerOption{
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		// Static membership instead of ringpop: no gossip ports, no join
+		// delay, and two servers in one process cannot discover each other.
+		temporal.WithStaticHosts(map[primitives.ServiceName]static.Hosts{
+			primitives.FrontendService: static.SingleLocalHost(ports.frontend.dial()),
+			primitives.HistoryService:  static.SingleLocalHost(ports.history.listen()),
+			primitives.MatchingService: static.SingleLocalHost(ports.matching.listen()),
+			primitives.WorkerService:   static.SingleLocalHost(ports.worker.listen()),
+		}),
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorizer),
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithDynamicConfigClient(dynamicConfig(ports)),
+	}, nil
+}
+
+// dynamicConfig mirrors the CLI dev server's defaults, plus what it takes
+// for Stop to leave nothing running.
+func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
+	httpAddr := ports.frontendHTTP.dial()
+	return dynamicconfig.StaticClient{
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8096,
+		// The UI and `temporal workflow list` poll visibility a lot; the
+		// default per-namespace limit is tuned for shared clusters.
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		// Search attributes created at runtime (e.g. `temporal operator
+		// search-attribute create`) become visible immediately; this costs
+		// extra persistence reads, hence the raised QPS limits below.
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+		dynamicconfig.FrontendPersistenceMaxQPS.Key():               10000,
+		dynamicconfig.HistoryPersistenceMaxQPS.Key():                45000,
+		// Nexus operations need a callback URL to complete asynchronously;
+		// plain HTTP because this server has no TLS.
+		nexusoperations.CallbackURLTemplate.Key(): "http://" + httpAddr + "/namespaces/{{.NamespaceName}}/nexus/callback",
+		callback.AllowedAddresses.Key(): []struct {
+			Pattern       string
+			AllowInsecure bool
+		}{{Pattern: httpAddr, AllowInsecure: true}},
+
+		// The worker service starts SDK workers for these background jobs and
+		// never stops them (upstream "TODO: Nothing is gracefully stopping
+		// these workers"), so after Stop they would keep polling the dead
+		// frontend and logging warnings for the rest of the process. They
+		// are housekeeping for long-lived clusters (deleting idle task queue
+		// rows, orphaned history branches); with parent-close-policy off,
+		// history applies parent close policies inline instead.
+		dynamicconfig.TaskQueueScannerEnabled.Key():       false,
+		dynamicconfig.HistoryScannerEnabled.Key():         false,
+		dynamicconfig.EnableParentClosePolicyWorker.Key(): false,
+	}
+}

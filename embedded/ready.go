@@ -1,0 +1,87 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+)
+
+// Polling intervals for readiness checks. The server and UI are normally up
+// within a few milliseconds of their start calls returning, so start small.
+const (
+	pollMin = 5 * time.Millisecond
+	pollMax = 200 * time.Millisecond
+)
+
+// waitFrontend returns once a client can reach the frontend and see the
+// namespace, which is the point at which workers and the CLI just work.
+// server.Start returns when the services' start hooks have run, but the gRPC
+// server begins accepting in a goroutine, so this is not implied.
+func waitFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) error {
+	var lastErr error
+	err := poll(ctx, func() bool {
+		lastErr = checkFrontend(ctx, hostPort, namespace, logger)
+		return lastErr == nil
+	})
+	if err != nil {
+		return fmt.Errorf("frontend at %s not ready: %w (last error: %v)", hostPort, err, lastErr)
+	}
+	return nil
+}
+
+func checkFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  hostPort,
+		Namespace: namespace,
+		// Without a logger the SDK prints to stdout.
+		Logger: sdklog.NewStructuredLogger(logger),
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		return err
+	}
+	_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+	return err
+}
+
+// waitListening returns once addr accepts TCP connections.
+func waitListening(ctx context.Context, addr string) error {
+	var d net.Dialer
+	err := poll(ctx, func() bool {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return false
+		}
+		_ = c.Close()
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("%s not accepting connections: %w", addr, err)
+	}
+	return nil
+}
+
+// poll calls ok with exponential backoff until it succeeds or ctx ends.
+func poll(ctx context.Context, ok func() bool) error {
+	wait := pollMin
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, pollMax)
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+// Package embedded runs a complete Temporal server inside the worker process,
+// for the "no configuration" mode: SQLite persistence, the Web UI, and a
+// namespace with the search attributes the workflows need, the same setup as
+// `temporal server start-dev`.
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"go.temporal.io/server/temporal"
+)
+
+// Defaults match `temporal server start-dev` so the CLI and SDK defaults
+// reach the embedded server without flags.
+const (
+	DefaultFrontendAddress = "127.0.0.1:7233"
+	DefaultUIAddress       = "127.0.0.1:8233"
+	DefaultNamespace       = "default"
+	// UIDisabled as Options.UIAddress runs the server without the Web UI.
+	UIDisabled = "-"
+)
+
+// Options configures Start. The zero value is an in-memory server on the
+// same ports as `temporal server start-dev`.
+type Options struct {
+	// DataDir holds the SQLite database (DataDir/temporal.db), created if
+	// missing. Empty keeps everything in memory, for tests.
+	DataDir string
+	// FrontendAddress is the gRPC host:port; "127.0.0.1:0" picks a free
+	// port. Default DefaultFrontendAddress.
+	FrontendAddress string
+	// UIAddress is the Web UI host:port; "127.0.0.1:0" picks a free port and
+	// UIDisabled turns the UI off. Default DefaultUIAddress.
+	UIAddress string
+	// Namespace is registered at start if missing. Default DefaultNamespace.
+	Namespace string
+	// SearchAttributes are Int search attributes registered in Namespace at
+	// start if missing. SQLite visibility has room for three.
+	SearchAttributes []string
+	// Logger receives the server's warnings and errors; lower levels are
+	// dropped because the server is very chatty. Nil discards everything.
+	Logger *slog.Logger
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	server    temporal.Server
+	ui        *webUI
+	frontend  endpoint
+	namespace string
+	unlock    func()
+	muteLogs  *atomic.Bool
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start runs the server and returns once the frontend answers requests for
+// the namespace and the UI (if enabled) accepts connections. ctx bounds
+// startup only; use Stop to shut down.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	s, err := start(ctx, withDefaults(opts))
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	return s, nil
+}
+
+func withDefaults(opts Options) Options {
+	if opts.FrontendAddress == "" {
+		opts.FrontendAddress = DefaultFrontendAddress
+	}
+	if opts.UIAddress == "" {
+		opts.UIAddress = DefaultUIAddress
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	opts.SearchAttributes = slices.Compact(slices.Sorted(slices.Values(opts.SearchAttributes)))
+	return opts
+}
+
+func start(ctx context.Context, opts Options) (_ *Server, err error) {
+	logger, muteLogs := newSlog(opts.Logger)
+	unlock := func() {}
+	if opts.DataDir != "" {
+		if opts.DataDir, err = filepath.Abs(opts.DataDir); err != nil {
+			return nil, fmt.Errorf("data dir: %w", err)
+		}
+		if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating data dir: %w", err)
+		}
+		if unlock, err = lockDataDir(opts.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
+
+	sqlConf, err := sqliteConfig(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureNamespace(ctx, sqlConf, clusterName, opts.Namespace, opts.SearchAttributes); err != nil {
+		return nil, err
+	}
+
+	// Ports are chosen as late as possible: a free port is only reserved
+	// loosely (see freePort), so the shorter the gap before binding, the
+	// better.
+	frontend, err := resolveEndpoint(opts.FrontendAddress)
+	if err != nil {
+		return nil, fmt.Errorf("frontend: %w", err)
+	}
+	var uiAddr endpoint
+	if opts.UIAddress != UIDisabled {
+		if uiAddr, err = resolveEndpoint(opts.UIAddress); err != nil {
+			return nil, fmt.Errorf("web UI: %w", err)
+		}
+	}
+	ports, err := pickServerPorts(frontend)
+	if err != nil {
+		return nil, err
+	}
+	conf := buildServerConfig(ports, sqlConf)
+	serverOpts, err := buildServerOptions(conf, ports, serverLogger{logger})
+	if err != nil {
+		return nil, err
+	}
+	srv, err := temporal.NewServer(serverOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("creating server: %w", err)
+	}
+	// Start takes no context; on failure fx has already rolled back
+	// whatever had started.
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("starting server: %w", err)
+	}
+	s := &Server{server: srv, frontend: frontend, namespace: opts.Namespace, unlock: unlock, muteLogs: muteLogs}
+	defer func() {
+		if err != nil {
+			muteLogs.Store(true)
+			_ = srv.Stop()
+		}
+	}()
+
+	if err := waitFrontend(ctx, frontend.dial(), opts.Namespace, logger); err != nil {
+		return nil, err
+	}
+	if opts.UIAddress != UIDisabled {
+		if s.ui, err = startUI(ctx, uiAddr, frontend.dial(), opts.Namespace); err != nil {
+			return nil, fmt.Errorf("web UI: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// FrontendAddress is the host:port clients should dial.
+func (s *Server) FrontendAddress() string { return s.frontend.dial() }
+
+// UIURL is the Web UI's base URL, or "" when the UI is disabled.
+func (s *Server) UIURL() string {
+	if s.ui == nil {
+		return ""
+	}
+	return s.ui.url()
+}
+
+// Namespace is the namespace registered at start.
+func (s *Server) Namespace() string { return s.namespace }
+
+// Stop shuts down the UI and the server and releases the data directory.
+// Calling it again returns the first call's result.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		s.muteLogs.Store(true)
+		if s.ui != nil {
+			s.ui.stop()
+		}
+		s.stopErr = s.server.Stop()
+		s.unlock()
+	})
+	return s.stopErr
+}
