@@ -1,0 +1,149 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+var (
+	clientBinOnce sync.Once
+	clientBin     string
+	clientBinErr  error
+)
+
+// buildClient builds the project's client command once per test binary.
+func buildClient(t testing.TB) string {
+	t.Helper()
+	clientBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agent-client-")
+		if err != nil {
+			clientBinErr = err
+			return
+		}
+		clientBin = filepath.Join(dir, "client")
+		out, err := exec.Command("go", "build", "-o", clientBin, "../client").CombinedOutput()
+		if err != nil {
+			clientBinErr = errors.New(string(out))
+		}
+	})
+	if clientBinErr != nil {
+		t.Fatalf("build client: %v", clientBinErr)
+	}
+	return clientBin
+}
+
+// runClient runs the client command against the shared server.
+func (h *harness) runClient(args ...string) (stdout, stderr string, code int) {
+	h.t.Helper()
+	full := append([]string{"--address", shared.server.GetFrontendHostPort(), "--namespace", shared.server.GetDefaultNamespace()}, args...)
+	cmd := exec.Command(buildClient(h.t), full...)
+	cmd.Env = append(os.Environ(), "AGENT_TASK_QUEUE="+h.queue, "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		h.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestClientCommandWritesShowsAndRejects(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	id := "client-cli"
+	out, errOut, code := h.runClient("start", "--id", id)
+	if code != 0 || strings.TrimSpace(out) != id {
+		t.Fatalf("start: %q %q %d", out, errOut, code)
+	}
+	t.Cleanup(func() { h.runClient("cancel", id) })
+
+	out, errOut, code = h.runClient("write", id, "--todo", "in_progress:Read the code", "--todo", "pending:Write the fix", "--todo", "done:Open the issue")
+	if code != 0 || !strings.HasPrefix(out, "Updated todo list: 1 pending, 1 in progress, 1 completed.\n") {
+		t.Fatalf("write: %q %q %d", out, errOut, code)
+	}
+	for _, want := range []string{"1/3 completed", "🔄 Read the code", "⬜ Write the fix", "✅ Open the issue"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A rejection prints exactly the contract's message and fails.
+	_, errOut, code = h.runClient("write", id, "--file", writeTemp(t, `{"todos":[{"content":"x","status":"pending","owner":"me"}]}`))
+	if code != 1 || strings.TrimSpace(errOut) != `Error: invalid todo: unknown key "owner"` {
+		t.Fatalf("rejected write: %q exit %d", errOut, code)
+	}
+	_, errOut, code = h.runClient("write", id, "--todo", "pending:same", "--todo", "pending:same")
+	if code != 1 || strings.TrimSpace(errOut) != `Error: invalid todos: duplicate content "same"` {
+		t.Fatalf("duplicate: %q exit %d", errOut, code)
+	}
+
+	out, _, code = h.runClient("todos", id, "--json")
+	var st todo.State
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Seq != 1 || st.Counts != (todo.Counts{Pending: 1, InProgress: 1, Completed: 1}) {
+		t.Fatalf("todos --json: %q", out)
+	}
+
+	if _, errOut, code = h.runClient("signal", id, "--todo", "completed:Read the code"); code != 0 {
+		t.Fatalf("signal: %q", errOut)
+	}
+	waitFor(t, func() bool { return h.todos(id).Seq == 2 })
+	out, _, _ = h.runClient("history", id)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "signal:") {
+		t.Fatalf("history:\n%s", out)
+	}
+	if out, _, code = h.runClient("log", id, "--json"); code != 0 || !strings.Contains(out, `"todo/write"`) {
+		t.Fatalf("log --json: %q", out)
+	}
+}
+
+func TestClientRunsAnOfflineAgentToTheEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	out, errOut, code := h.runClient("run", "--id", "client-run", "--think-time", "0s", "--script", "../examples/plan-and-build.json", "Add a --json flag to the report command")
+	t.Cleanup(func() { h.runClient("cancel", "client-run") })
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Done: `report --json` prints the report as JSON") || !strings.Contains(out, "5/5 completed") {
+		t.Fatalf("run output:\n%s", out)
+	}
+	if st := h.todos("client-run"); st.Counts.Completed != 5 {
+		t.Fatalf("plan %+v", st)
+	}
+}
+
+func TestClientSchemaIsTheToolTheModelSees(t *testing.T) {
+	t.Parallel()
+	h := &harness{t: t}
+	out, _, code := h.runClient("schema")
+	var def struct {
+		Name       string          `json:"name"`
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &def) != nil || def.Name != "todo_write" || !strings.Contains(string(def.Parameters), `"enum"`) {
+		t.Fatalf("schema: %q", out)
+	}
+}
+
+func writeTemp(t testing.TB, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "todos.json")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
