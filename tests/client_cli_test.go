@@ -146,4 +146,3 @@ func writeTemp(t testing.TB, content string) string {
 	}
 	return p
 }
-
