@@ -120,6 +120,19 @@ func TestWriteQueryAndReject(t *testing.T) {
 	if log := h.sessionLog("write-query-reject"); len(log) != 1 || log[0].Type != sessionlog.TodoWrite {
 		t.Fatalf("session log %+v", log)
 	}
+	// Rejected updates never reached history: one accepted update, no more.
+	accepted := 0
+	for _, e := range h.fetchHistory("write-query-reject", "").GetEvents() {
+		if e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil {
+			accepted++
+		}
+		if e.GetWorkflowExecutionUpdateRejectedEventAttributes() != nil {
+			t.Fatalf("a rejected update was written to history: %v", e)
+		}
+	}
+	if accepted != 1 {
+		t.Fatalf("%d accepted updates in history, want 1", accepted)
+	}
 	h.assertStillRunning("write-query-reject")
 	h.replay("write-query-reject")
 }

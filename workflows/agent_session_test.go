@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -251,4 +252,29 @@ func TestConcurrentUpdatesApplyInAcceptedOrder(t *testing.T) {
 			t.Fatalf("page past the end: %+v", rest)
 		}
 	})
+}
+
+func TestCancelFinishesInFlightWritesFirst(t *testing.T) {
+	env := newEnv(t)
+	var us []*updateResult
+	env.RegisterDelayedCallback(func() {
+		for i := 0; i < 3; i++ {
+			us = append(us, sendWrite(env, fmt.Sprint("last-", i), fmt.Sprintf(`{"todos":[{"content":"w%d","status":"pending"}]}`, i)))
+		}
+		env.CancelWorkflow()
+	}, time.Second)
+	env.ExecuteWorkflow(WorkflowType, SessionInput{})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("session did not end")
+	}
+	for i, u := range us {
+		if !u.done || u.accepted != nil || u.result.Seq != int64(i+1) {
+			t.Fatalf("write %d: done %v err %v seq %d", i, u.done, u.accepted, u.result.Seq)
+		}
+	}
+	var summary Summary
+	err := env.GetWorkflowResult(&summary)
+	if err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Fatalf("session ended with %v, want cancelled", err)
+	}
 }
