@@ -48,9 +48,12 @@ type scanner struct {
 	topUnknown              span
 }
 
-type span struct{ start, end int }
-
-func (s span) empty() bool { return s.end == 0 && s.start == 0 }
+// span is a range of a scanner buffer; set tells an empty key ("") apart
+// from no key at all.
+type span struct {
+	start, end int
+	set        bool
+}
 
 type contentKind uint8
 
@@ -166,7 +169,7 @@ func (s *scanner) scanItem(it *itemScan) error {
 			if s.contents, err = jsontext.AppendUnquote(s.contents, v); err != nil {
 				return errNotArray()
 			}
-			it.content, it.text = contentString, span{start, len(s.contents)}
+			it.content, it.text = contentString, span{start, len(s.contents), true}
 		case "status":
 			v, err := s.dec.ReadValue()
 			if err != nil {
@@ -227,12 +230,12 @@ func (s *scanner) readName() error {
 // keepSmaller records the current name in place of cur when it sorts first:
 // the contract reports the first unknown key in sorted order.
 func (s *scanner) keepSmaller(cur span) span {
-	if !cur.empty() && bytes.Compare(s.name, s.keys[cur.start:cur.end]) >= 0 {
+	if cur.set && bytes.Compare(s.name, s.keys[cur.start:cur.end]) >= 0 {
 		return cur
 	}
 	start := len(s.keys)
 	s.keys = append(s.keys, s.name...)
-	return span{start, len(s.keys)}
+	return span{start, len(s.keys), true}
 }
 
 // check applies the rules in the contract's order over the whole list.
@@ -240,7 +243,7 @@ func (s *scanner) check(limits Limits) ([]Item, error) {
 	if !s.todosSeen || !s.todosIsArray {
 		return nil, errNotArray()
 	}
-	if !s.topUnknown.empty() {
+	if s.topUnknown.set {
 		return nil, errUnknownTopKey(string(s.keys[s.topUnknown.start:s.topUnknown.end]))
 	}
 	if len(s.items) > limits.MaxItems {
@@ -252,7 +255,7 @@ func (s *scanner) check(limits Limits) ([]Item, error) {
 		}
 	}
 	for _, it := range s.items {
-		if !it.unknown.empty() {
+		if it.unknown.set {
 			return nil, errUnknownItemKey(string(s.keys[it.unknown.start:it.unknown.end]))
 		}
 	}

@@ -2,8 +2,11 @@ package todo_test
 
 import (
 	"encoding/json"
+	"math"
+	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -66,58 +69,129 @@ func benchBaseline(b *testing.B, raw []byte) {
 	}
 }
 
-// BenchmarkParseVsBaseline runs both benchmarks inside one run with
-// testing.Benchmark for every size and reports Parse's time as a fraction of
-// the baseline's (metric "ratio-N"; target <= 0.5) and whether Parse's
-// allocations stay constant in the number of items. It reports "met" or
-// "missed" and never fails on timing.
+// BenchmarkParseVsBaseline compares, within one run, Parse with the baseline
+// for every size and reports Parse's time as a fraction of the baseline's
+// (metric "ratio-N"; target <= 0.5) and whether Parse's allocations stay
+// constant in the number of items. It logs "met" or "missed" for each target
+// and never fails on timing.
+//
+// It cannot call testing.Benchmark: the testing package runs one benchmark
+// function at a time under a package-level lock (benchmarkLock, taken in
+// B.runN) that a running benchmark already holds, so a nested
+// testing.Benchmark deadlocks. measure below does what testing.Benchmark does
+// (grow the iteration count until a run lasts long enough, count time, bytes
+// and allocations with runtime.ReadMemStats), and the two are measured in
+// alternating rounds, keeping each one's fastest round, so that load from
+// other processes on the machine skews the ratio less.
 func BenchmarkParseVsBaseline(b *testing.B) {
-	const targetRatio = 0.5
+	const (
+		targetRatio = 0.5
+		rounds      = 3
+		perRound    = 300 * time.Millisecond
+	)
 	type row struct {
-		n                       int
-		parse, base             testing.BenchmarkResult
-		ratio                   float64
-		parseAllocs, baseAllocs int64
+		n           int
+		parse, base measurement
+		ratio       float64
 	}
-	// testing.Benchmark picks its own iteration count; run the comparison
-	// once however many times the outer benchmark is asked to loop.
 	var rows []row
 	for _, n := range benchSizes {
 		raw := todo.ListJSON(n)
-		p := testing.Benchmark(func(b *testing.B) { benchParse(b, raw) })
-		d := testing.Benchmark(func(b *testing.B) { benchBaseline(b, raw) })
-		r := row{n: n, parse: p, base: d, parseAllocs: p.AllocsPerOp(), baseAllocs: d.AllocsPerOp()}
-		if d.NsPerOp() > 0 {
-			r.ratio = float64(p.T.Nanoseconds()) / float64(p.N) / (float64(d.T.Nanoseconds()) / float64(d.N))
+		parse := func() {
+			items, err := todo.Parse(raw, todo.Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchSink += len(items)
 		}
+		base := func() {
+			var doc baselineDoc
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				b.Fatal(err)
+			}
+			benchSink += len(doc.Todos)
+		}
+		r := row{n: n}
+		for i := 0; i < rounds; i++ {
+			r.parse = r.parse.fastest(measure(parse, perRound))
+			r.base = r.base.fastest(measure(base, perRound))
+		}
+		r.ratio = r.parse.nsPerOp / r.base.nsPerOp
 		rows = append(rows, r)
 	}
 	for b.Loop() {
-		// The measurement above is the benchmark; nothing to repeat here.
+		// The comparison above is the whole benchmark.
 	}
+	b.ReportMetric(0, "ns/op") // the empty loop's time means nothing
 
-	ratioMet, allocsMet := true, true
-	b.Logf("%-6s %14s %12s %10s %14s %12s %10s %7s %s",
+	ratioMet := true
+	b.Logf("%-6s %12s %10s %10s %12s %10s %10s %7s  %s",
 		"items", "parse ns/op", "B/op", "allocs/op", "base ns/op", "B/op", "allocs/op", "ratio", "ratio<=0.5")
 	for _, r := range rows {
 		b.ReportMetric(r.ratio, "ratio-"+strconv.Itoa(r.n))
+		b.ReportMetric(r.parse.allocsPerOp, "parse-allocs-"+strconv.Itoa(r.n))
 		verdict := "met"
 		if r.ratio > targetRatio {
 			verdict, ratioMet = "missed", false
 		}
-		b.Logf("%-6d %14d %12d %10d %14d %12d %10d %7.3f %s",
-			r.n, r.parse.NsPerOp(), r.parse.AllocedBytesPerOp(), r.parseAllocs,
-			r.base.NsPerOp(), r.base.AllocedBytesPerOp(), r.baseAllocs, r.ratio, verdict)
+		b.Logf("%-6d %12.0f %10.0f %10.1f %12.0f %10.0f %10.1f %7.3f  %s",
+			r.n, r.parse.nsPerOp, r.parse.bytesPerOp, r.parse.allocsPerOp,
+			r.base.nsPerOp, r.base.bytesPerOp, r.base.allocsPerOp, r.ratio, verdict)
 	}
-	// Constant allocations: the largest list allocates no more often than the
-	// smallest one.
-	first, last := rows[0], rows[len(rows)-1]
-	if last.parseAllocs > first.parseAllocs {
-		allocsMet = false
+	// Constant allocations: no size allocates more often than the smallest
+	// list (rounded, to forgive a stray pool refill after a GC).
+	allocsMet := true
+	first := rows[0]
+	for _, r := range rows[1:] {
+		if math.Round(r.parse.allocsPerOp) > math.Round(first.parse.allocsPerOp) {
+			allocsMet = false
+		}
 	}
+	last := rows[len(rows)-1]
 	b.Logf("ratio <= %.1f at every size: %s", targetRatio, metOrMissed(ratioMet))
-	b.Logf("Parse allocs/op constant in items (%d at %d items, %d at %d items): %s",
-		first.parseAllocs, first.n, last.parseAllocs, last.n, metOrMissed(allocsMet))
+	b.Logf("Parse allocs/op constant in items (%.1f at %d items, %.1f at %d items): %s",
+		first.parse.allocsPerOp, first.n, last.parse.allocsPerOp, last.n, metOrMissed(allocsMet))
+}
+
+// measurement is one function's cost per call.
+type measurement struct {
+	nsPerOp, bytesPerOp, allocsPerOp float64
+}
+
+// fastest keeps the faster of two measurements (a zero one counts as absent).
+func (m measurement) fastest(o measurement) measurement {
+	if m.nsPerOp == 0 || o.nsPerOp < m.nsPerOp {
+		return o
+	}
+	return m
+}
+
+// measure runs f in growing batches, as testing.Benchmark does, until one
+// batch lasts at least d, and returns that batch's cost per call.
+func measure(f func(), d time.Duration) measurement {
+	f() // warm up (Parse's pool, encoding/json's type cache)
+	n := 1
+	for {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			f()
+		}
+		elapsed := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if elapsed >= d || n >= 1e9 {
+			return measurement{
+				nsPerOp:     float64(elapsed.Nanoseconds()) / float64(n),
+				bytesPerOp:  float64(after.TotalAlloc-before.TotalAlloc) / float64(n),
+				allocsPerOp: float64(after.Mallocs-before.Mallocs) / float64(n),
+			}
+		}
+		// Aim 20% past d, growing at most 100-fold, like testing.B does.
+		next := int(1.2 * float64(n) * float64(d) / float64(max(elapsed, 1)))
+		n = min(max(next, n+1), 100*n)
+	}
 }
 
 func metOrMissed(ok bool) string {

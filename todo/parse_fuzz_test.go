@@ -175,7 +175,7 @@ func checkParse(t *testing.T, raw []byte, limits todo.Limits) {
 		if r == 0 {
 			t.Fatalf("message %q is none of the contract's", msg)
 		}
-		if strictOK && (r == 1 || r == 2 || r == 5) {
+		if strictOK && (r == 2 || r == 5) {
 			t.Fatalf("strict jsonv2 accepts the shape but Parse says %q", msg)
 		}
 		if wantMsg != msg {
@@ -280,7 +280,7 @@ func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 	if !ok || todosRaw.Kind() != '[' {
 		return nil, msgNotArray
 	}
-	if k := firstUnknown(obj); k != nil {
+	if k := firstUnknown(obj, "todos"); k != nil {
 		return nil, "invalid todos: unknown key " + jsStringify(*k)
 	}
 	var list []jsontext.Value
@@ -302,7 +302,7 @@ func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 		}
 	}
 	for _, o := range objs {
-		if k := firstUnknown(o); k != nil {
+		if k := firstUnknown(o, "content", "status"); k != nil {
 			return nil, "invalid todo: unknown key " + jsStringify(*k)
 		}
 	}
@@ -352,23 +352,13 @@ func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 	return items, ""
 }
 
-// firstUnknown returns the smallest key, in byte order, other than the
-// allowed ones of its level, or nil when there is none. A pointer, because
-// the empty string is a key like any other.
-func firstUnknown(o map[string]jsontext.Value) *string {
+// firstUnknown returns the smallest key, in byte order, that is not one of
+// the allowed ones, or nil when there is none. A pointer, because the empty
+// string is a key like any other.
+func firstUnknown(o map[string]jsontext.Value, allowed ...string) *string {
 	var unknown []string
 	for k := range o {
-		switch k {
-		case "todos", "content", "status":
-			// The callers only pass top-level objects (where "todos" is known
-			// and content/status are not) or items (the reverse).
-		default:
-			unknown = append(unknown, k)
-		}
-	}
-	_, isTop := o["todos"]
-	for k := range o {
-		if (isTop && (k == "content" || k == "status")) || (!isTop && k == "todos") {
+		if !slices.Contains(allowed, k) {
 			unknown = append(unknown, k)
 		}
 	}

@@ -36,6 +36,8 @@ func TestParseRejectsWithContractMessages(t *testing.T) {
 		{"todos missing beats unknown key", `{"extra":1}`, "invalid todos: `todos` must be an array", ErrTypeInvalidTodos},
 		{"duplicate top key is not an object", `{"todos":[],"todos":[]}`, "invalid todos: `todos` must be an array", ErrTypeInvalidTodos},
 		{"unknown top key", `{"todos":[],"merge":true}`, `invalid todos: unknown key "merge"`, ErrTypeInvalidTodos},
+		{"empty top key", `{"todos":[],"":1}`, `invalid todos: unknown key ""`, ErrTypeInvalidTodos},
+		{"empty item key", `{"todos":[{"":0,"zz":1,"content":"a","status":"pending"}]}`, `invalid todo: unknown key ""`, ErrTypeInvalidTodos},
 		{"unknown top key sorted first", `{"zeta":1,"todos":[],"alpha":2}`, `invalid todos: unknown key "alpha"`, ErrTypeInvalidTodos},
 		{"unknown top key before item rules", `{"todos":[1],"x":1}`, `invalid todos: unknown key "x"`, ErrTypeInvalidTodos},
 		{"too many items", many, "invalid todos: at most 500 items (got 501)", ErrTypeInvalidTodos},
