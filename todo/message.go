@@ -72,7 +72,7 @@ func Markdown(items []Item, c Counts, seq int64) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n_todo_write seq ")
+	b.WriteString("\n_Last write: seq ")
 	b.WriteString(strconv.FormatInt(seq, 10))
 	b.WriteString("_\n")
 	return b.String()

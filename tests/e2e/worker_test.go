@@ -205,7 +205,7 @@ func quietLogger() log.Logger {
 // the test with how to install it: these tests are the only check that the
 // stock CLI and a real browser work with the system, so a missing tool must
 // never look like a pass.
-func findTool(t *testing.T, what, hint string, candidates ...string) string {
+func findTool(t *testing.T, what, hint string, onPath bool, candidates ...string) string {
 	t.Helper()
 	for _, c := range candidates {
 		if c == "" {
@@ -215,7 +215,11 @@ func findTool(t *testing.T, what, hint string, candidates ...string) string {
 			return c
 		}
 	}
-	msg := fmt.Sprintf("%s not found (looked at %s).\n%s", what, strings.Join(nonEmpty(candidates), ", "), hint)
+	looked := strings.Join(nonEmpty(candidates), ", ")
+	if onPath {
+		looked = "PATH, " + looked
+	}
+	msg := fmt.Sprintf("%s not found (looked at %s).\n%s", what, looked, hint)
 	if os.Getenv("CI") != "" {
 		msg += "\nCI must provide it: a missing tool fails this job rather than skipping the test."
 	}
@@ -247,14 +251,14 @@ func temporalCLI(t *testing.T) string {
 	}
 	return findTool(t, "Temporal CLI", "Install it (about 5 minutes to build) with:\n"+
 		"  GOBIN=$HOME/.cache/agenttodos/bin go install github.com/temporalio/cli/cmd/temporal@v1.5.1\n"+
-		"or put a temporal binary on PATH, or set TEMPORAL_CLI_BIN to the directory holding it.", candidates...)
+		"or put a temporal binary on PATH, or set TEMPORAL_CLI_BIN to the directory holding it.", true, candidates...)
 }
 
 const chromiumPath = "/usr/bin/chromium"
 
 func chromium(t *testing.T) string {
 	t.Helper()
-	return findTool(t, "Chromium", "Install it with: apt-get install chromium fonts-noto-color-emoji", chromiumPath)
+	return findTool(t, "Chromium", "Install it with: apt-get install chromium fonts-noto-color-emoji", false, chromiumPath)
 }
 
 // errorsAs is errors.As for a target type, to keep call sites short.
