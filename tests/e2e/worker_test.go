@@ -31,8 +31,9 @@ const (
 // restarted worker reuses it, which is what a user's restart does.
 type workerConfig struct {
 	DataDir  string
-	Frontend string // host:port of the embedded server's gRPC frontend
-	UI       string // host:port of the Web UI
+	Frontend string   // host:port of the embedded server's gRPC frontend
+	UI       string   // host:port of the Web UI
+	Env      []string // more environment, e.g. TEMPORAL_ADDRESS for a configured cluster
 }
 
 func newWorkerConfig(t *testing.T) workerConfig {
@@ -82,6 +83,7 @@ func startWorker(t *testing.T, name string, cfg workerConfig) *workerProc {
 		"AGENT_FRONTEND_ADDRESS="+cfg.Frontend,
 		"AGENT_UI_ADDRESS="+cfg.UI,
 	)
+	w.cmd.Env = append(w.cmd.Env, cfg.Env...)
 	w.cmd.Stdout = w.out
 	w.cmd.Stderr = w.out
 	if err := w.cmd.Start(); err != nil {
