@@ -15,19 +15,22 @@ func (s *session) shouldContinueAsNew(ctx workflow.Context) bool {
 
 // drainForContinueAsNew waits until no handler is running and no signal is
 // queued, so nothing accepted in this run is lost on the way to the next. It
-// reports false if a prompt arrived meanwhile: that is served first.
+// reports false if a prompt arrived meanwhile (that is served first) or the
+// session was cancelled (the main loop then finishes it).
 func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
 	for {
 		for _, name := range []string{SignalTodoWrite, SignalUserMessage} {
 			if workflow.GetSignalChannel(ctx, name).Len() > 0 {
 				// Let the receiving coroutines take them.
-				_ = workflow.Await(ctx, func() bool { return workflow.GetSignalChannel(ctx, name).Len() == 0 })
+				if workflow.Await(ctx, func() bool { return workflow.GetSignalChannel(ctx, name).Len() == 0 }) != nil {
+					return false
+				}
 			}
 		}
-		_ = workflow.Await(ctx, func() bool {
+		err := workflow.Await(ctx, func() bool {
 			return len(s.inbox) > 0 || (workflow.AllHandlersFinished(ctx) && s.signalsInFlight == 0)
 		})
-		if len(s.inbox) > 0 {
+		if err != nil || len(s.inbox) > 0 {
 			return false
 		}
 		if workflow.GetSignalChannel(ctx, SignalTodoWrite).Len() == 0 && workflow.GetSignalChannel(ctx, SignalUserMessage).Len() == 0 {
