@@ -2,6 +2,9 @@ package workflows
 
 import (
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/todo"
 )
 
 func (s *session) shouldContinueAsNew(ctx workflow.Context) bool {
@@ -43,16 +46,13 @@ func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
 // list and the tail of its history survive, and so does the conversation the
 // model can still see.
 func (s *session) continueAsNew(ctx workflow.Context) (Summary, error) {
-	history := s.history
-	if len(history) > historyTail {
-		history = history[len(history)-historyTail:]
-	}
+	s.fitConversation(ctx)
 	in := s.in
 	in.Carry = &Carry{
 		Seq:              s.seq,
 		Current:          s.current,
-		History:          history,
-		Log:              s.log[s.windowStart():],
+		History:          s.historyToCarry(),
+		Log:              s.conversationToCarry(),
 		ConversationFrom: s.conversationFrom,
 		ScriptTurn:       s.scriptTurn,
 		Resuming:         s.resuming,
@@ -62,4 +62,43 @@ func (s *session) continueAsNew(ctx workflow.Context) (Summary, error) {
 	}
 	workflow.GetLogger(ctx).Info("Continuing as new", "seq", s.seq, "run", s.runs)
 	return Summary{}, workflow.NewContinueAsNewError(ctx, WorkflowType, in)
+}
+
+// The carry-over is the next run's input, and a payload over Temporal's blob
+// limit (2 MiB by default) would fail the workflow task for good; these keep
+// it well below whatever the session wrote.
+const (
+	historyTailBytes = 512 << 10
+	// itemOverheadBytes approximates an item's JSON beyond its content.
+	itemOverheadBytes = 32
+)
+
+// historyToCarry is the newest part of the snapshot history: at most
+// historyTail snapshots and about historyTailBytes, always the current one.
+func (s *session) historyToCarry() []todo.Snapshot {
+	start, size := len(s.history), 0
+	for start > 0 && len(s.history)-start < historyTail {
+		snap := &s.history[start-1]
+		for _, it := range snap.Todos {
+			size += len(it.Content) + itemOverheadBytes
+		}
+		if size > historyTailBytes && start < len(s.history) {
+			break
+		}
+		start--
+	}
+	return s.history[start:]
+}
+
+// conversationToCarry is what the model can still see. Writes are left out:
+// the snapshots carry them, and a session that only ever receives writes
+// would otherwise carry every one of them from run to run.
+func (s *session) conversationToCarry() []sessionlog.Event {
+	var out []sessionlog.Event
+	for _, e := range s.log[s.windowStart():] {
+		if e.Type != sessionlog.TodoWrite && e.Type != sessionlog.TodoRejected {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -1,0 +1,56 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+// TestWriteOnlySessionContinuesAsNewWithABoundedCarry writes enough to cross
+// continue-as-new many times: the session keeps every write's seq, keeps
+// answering, and carries the snapshot tail rather than every write it ever
+// logged (an unbounded carry-over eventually exceeds the payload limit and
+// wedges the session).
+func TestWriteOnlySessionContinuesAsNewWithABoundedCarry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	const id = "write-only-continue-as-new"
+	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 60})
+	const writes = 120
+	padding := strings.Repeat("x", 300)
+	for i := 1; i <= writes; i++ {
+		res, err := h.write(id, fmt.Sprint("w", i), fmt.Sprintf(`{"todos":[{"content":"step %d %s","status":"in_progress"}]}`, i, padding))
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		if res.Seq != int64(i) {
+			t.Fatalf("write %d got seq %d", i, res.Seq)
+		}
+	}
+	st := h.todos(id)
+	if st.Seq != writes || !strings.HasPrefix(st.Todos[0].Content, fmt.Sprint("step ", writes, " ")) {
+		t.Fatalf("current %d %q", st.Seq, st.Todos[0].Content[:20])
+	}
+	if hist := h.history(id); hist[len(hist)-1].Seq != writes {
+		t.Fatalf("history ends at %d", hist[len(hist)-1].Seq)
+	}
+
+	started := h.fetchHistory(id, "").GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+	if started.GetContinuedExecutionRunId() == "" {
+		t.Fatal("the session never continued as new")
+	}
+	var in workflows.SessionInput
+	if err := json.Unmarshal(started.GetInput().GetPayloads()[0].GetData(), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.Carry == nil || len(in.Carry.Log) != 0 {
+		t.Fatalf("a write-only session carried %d log events into its next run", len(in.Carry.Log))
+	}
+	if in.Carry.Runs < 3 {
+		t.Fatalf("crossed continue-as-new %d times, want several", in.Carry.Runs)
+	}
+	h.replay(id)
+}
