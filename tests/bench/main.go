@@ -4,10 +4,13 @@
 //
 //	go run ./tests/bench -out BENCHMARKS.md   # full run, a few minutes on 2 cores
 //	go run ./tests/bench -quick               # CI smoke run, under a minute
+//	go run ./tests/bench -sessions 2000       # more live sessions for the memory figures
+//	go run ./tests/bench -cpuprofile cpu.prof -memprofile mem.prof
 //
 // One process holds everything: an in-memory embedded Temporal server (no UI)
 // and a worker that registers AgentSession exactly as the worker binary does,
-// plus a benchmark-only BenchNoop workflow on the same task queue.
+// plus a benchmark-only BenchNoop workflow on the same task queue. The
+// worker-only memory figure re-runs this binary as a separate worker process.
 package main
 
 import (
@@ -44,6 +47,9 @@ type options struct {
 	concurrency   int           // sessions (and goroutines) for throughput
 	roundFor      time.Duration // one throughput round; two rounds each, ABBA
 	warmup        int
+
+	cpuProfile, memProfile string
+	workerChild            string
 }
 
 func parseOptions() options {
@@ -51,6 +57,9 @@ func parseOptions() options {
 	flag.StringVar(&o.out, "out", "", "also write the report to this file (e.g. BENCHMARKS.md)")
 	flag.BoolVar(&o.quick, "quick", false, "short smoke run (fewer samples; targets still checked)")
 	flag.IntVar(&o.sessions, "sessions", 1000, "live sessions for the memory figure (-quick: 100 unless set)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the first throughput round of todo_write (whole process)")
+	flag.StringVar(&o.memProfile, "memprofile", "", "write a heap profile taken with the live sessions")
+	flag.StringVar(&o.workerChild, "worker-child", "", "internal: run only a worker against host:port,namespace (the worker-only memory figure)")
 	flag.Parse()
 	o.concurrency = 50
 	if o.quick {
@@ -70,6 +79,13 @@ func parseOptions() options {
 
 func main() {
 	o := parseOptions()
+	if o.workerChild != "" {
+		if err := runChild(o.workerChild); err != nil {
+			fmt.Fprintln(os.Stderr, "bench worker-only process:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -124,7 +140,7 @@ func run(o options) error {
 	}
 	defer w.Stop()
 
-	b := &bench{o: o, c: c, r: r}
+	b := &bench{o: o, c: c, r: r, hostPort: srv.FrontendAddress(), namespace: srv.Namespace()}
 	fmt.Fprintf(os.Stderr, "bench: server and worker up in %v; load %s\n", time.Since(began).Round(time.Millisecond), r.loadAt)
 	steps := []struct {
 		name string
@@ -133,6 +149,7 @@ func run(o options) error {
 		// Memory first, on a fresh process, so the baseline and the delta
 		// are not blurred by the sessions the other figures leave behind.
 		{"memory", b.memory},
+		{"worker-only memory", b.workerOnlyMemory},
 		{"update latency", b.updateLatency},
 		{"query latency", b.queryLatency},
 		{"history growth", b.historyGrowth},

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,18 +53,29 @@ func ratio(a, b float64) float64 {
 // memory is what the process holds: the kernel's resident set (VmRSS) and
 // the Go heap in use, after a forced collection so the heap figure is live
 // data rather than garbage waiting for the next cycle.
+//
+// rssBytes is what `ps` shows at that moment; rssReleased is the same after
+// debug.FreeOSMemory hands freed heap pages back to the kernel, which the Go
+// scavenger would otherwise do gradually.
 type memory struct {
-	rssBytes, heapInuse uint64
+	rssBytes, rssReleased, heapInuse uint64
+	// rssAnon is the anonymous part of rssBytes (heap, stacks, the SQLite
+	// allocator); the rest is mostly the executable's own pages.
+	rssAnon uint64
 }
 
 func readMemory() memory {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return memory{rssBytes: vmRSS(), heapInuse: ms.HeapInuse}
+	m := memory{rssBytes: procStatus("VmRSS:"), rssAnon: procStatus("RssAnon:"), heapInuse: ms.HeapInuse}
+	debug.FreeOSMemory()
+	m.rssReleased = procStatus("VmRSS:")
+	return m
 }
 
-func vmRSS() uint64 {
+// procStatus reads one "kB" field of /proc/self/status, in bytes.
+func procStatus(field string) uint64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -70,7 +83,7 @@ func vmRSS() uint64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			fields := strings.Fields(rest) // "123456 kB"
 			if len(fields) > 0 {
 				kb, _ := strconv.ParseUint(fields[0], 10, 64)
@@ -119,4 +132,25 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.WriteHeapProfile(f)
 }

@@ -1,0 +1,574 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+type bench struct {
+	o options
+	c client.Client
+	r *report
+
+	hostPort, namespace string
+}
+
+// opTimeout bounds one client call; nothing here should come near it.
+const opTimeout = 30 * time.Second
+
+// listItems is the size of the list every write carries: a small plan, like
+// an agent's.
+const listItems = 5
+
+// benchList is write k of a plan that moves on one step per write (the first
+// k%6 items completed, the next in progress), so the counts change on every
+// write and every write pays for its search-attribute upsert, as a working
+// agent's writes do.
+func benchList(k int) []byte {
+	done := k % (listItems + 1)
+	b := []byte(`{"todos":[`)
+	for i := range listItems {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		status := todo.Pending
+		switch {
+		case i < done:
+			status = todo.Completed
+		case i == done:
+			status = todo.InProgress
+		}
+		b = append(b, `{"content":"Step `...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `: refactor the session log reader and rerun the tests","status":"`...)
+		b = append(b, status...)
+		b = append(b, `"}`...)
+	}
+	return append(b, "]}"...)
+}
+
+func (b *bench) startSession(id string, in workflows.SessionInput) error {
+	return b.startSessionOn(workflows.TaskQueue, id, in)
+}
+
+func (b *bench) startSessionOn(queue, id string, in workflows.SessionInput) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	_, err := b.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, workflows.WorkflowType, in)
+	return err
+}
+
+func (b *bench) startNoop(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	_, err := b.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, noopWorkflowType)
+	return err
+}
+
+// update sends one update and waits for its result, as `h.write` in the
+// e2e tests and any client does.
+func (b *bench) update(id, name string, args []byte, into any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   id,
+		UpdateName:   name,
+		Args:         []any{json.RawMessage(args)},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, into)
+}
+
+func (b *bench) write(id string, args []byte) (todo.WriteResult, error) {
+	var res todo.WriteResult
+	err := b.update(id, workflows.UpdateTodoWrite, args, &res)
+	return res, err
+}
+
+func (b *bench) noopWrite(id string, args []byte) error {
+	var res noopResult
+	return b.update(id, noopUpdate, args, &res)
+}
+
+func (b *bench) query(id, name string, into any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	v, err := b.c.QueryWorkflow(ctx, id, "", name)
+	if err != nil {
+		return err
+	}
+	return v.Get(into)
+}
+
+func (b *bench) queryTodos(id string) error {
+	var st todo.State
+	return b.query(id, workflows.QueryTodos, &st)
+}
+
+func (b *bench) queryNoop(id string) error {
+	var res noopResult
+	return b.query(id, noopQuery, &res)
+}
+
+// parallel runs fn(0..n-1) on the given number of goroutines and returns the
+// first error; after an error no new call starts.
+func parallel(n, goroutines int, fn func(i int) error) error {
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		firstErr error
+		once     sync.Once
+		wg       sync.WaitGroup
+	)
+	for range goroutines {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					once.Do(func() { firstErr = err })
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// memory: baseline RSS and heap of the process (embedded server + worker),
+// then the same with the configured number of live sessions, each holding a
+// small list; then as many BenchNoop workflows with one no-op update each,
+// to show what Temporal itself costs per live workflow.
+func (b *bench) memory() error {
+	b.r.memBefore = readMemory()
+	b.r.goroutinesBefore = runtime.NumGoroutine()
+	err := parallel(b.o.sessions, b.o.concurrency, func(i int) error {
+		id := fmt.Sprintf("rss-%d", i)
+		if err := b.startSession(id, workflows.SessionInput{}); err != nil {
+			return err
+		}
+		_, err := b.write(id, benchList(i))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.r.memAfter = readMemory()
+	b.r.goroutinesAfter = runtime.NumGoroutine()
+	if b.o.memProfile != "" {
+		if err := writeHeapProfile(b.o.memProfile); err != nil {
+			return err
+		}
+	}
+	err = parallel(b.o.sessions, b.o.concurrency, func(i int) error {
+		id := fmt.Sprintf("rss-noop-%d", i)
+		if err := b.startNoop(id); err != nil {
+			return err
+		}
+		return b.noopWrite(id, benchList(i))
+	})
+	if err != nil {
+		return err
+	}
+	b.r.memNoop = readMemory()
+	b.r.goroutinesNoop = runtime.NumGoroutine()
+	// The first sessions also pay for everything the process sets up on
+	// first use; as many again, after the no-op workflows, show the
+	// marginal cost of one more session.
+	err = parallel(b.o.sessions, b.o.concurrency, func(i int) error {
+		id := fmt.Sprintf("rss-more-%d", i)
+		if err := b.startSession(id, workflows.SessionInput{}); err != nil {
+			return err
+		}
+		_, err := b.write(id, benchList(i))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.r.memMore = readMemory()
+	return nil
+}
+
+// workerOnlyMemory runs the same number of sessions on a worker that is a
+// process of its own, without the server, and reads that process's memory.
+func (b *bench) workerOnlyMemory() error {
+	ch, err := startChild(b.hostPort, b.namespace)
+	if err != nil {
+		return err
+	}
+	defer ch.stop()
+	if b.r.childBefore, err = ch.memory(); err != nil {
+		return err
+	}
+	err = parallel(b.o.sessions, b.o.concurrency, func(i int) error {
+		id := fmt.Sprintf("worker-only-%d", i)
+		if err := b.startSessionOn(childQueue, id, workflows.SessionInput{}); err != nil {
+			return err
+		}
+		_, err := b.write(id, benchList(i))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.r.childAfter, err = ch.memory()
+	return err
+}
+
+// updateLatency alternates one todo_write and one no-op update, so both see
+// the same load on the machine at the same moments.
+func (b *bench) updateLatency() error {
+	ours, base := "lat-ours", "lat-noop"
+	if err := b.startSession(ours, workflows.SessionInput{}); err != nil {
+		return err
+	}
+	if err := b.startNoop(base); err != nil {
+		return err
+	}
+	args := func(k int) []byte { return benchList(k) }
+	b.r.listBytes = len(benchList(1))
+	var discard latencies
+	for k := range b.o.warmup {
+		if err := discard.time(func() error { _, err := b.write(ours, args(k)); return err }); err != nil {
+			return err
+		}
+		if err := discard.time(func() error { return b.noopWrite(base, args(k)) }); err != nil {
+			return err
+		}
+	}
+	for k := range b.o.updates {
+		a := args(b.o.warmup + k)
+		if err := b.r.updOurs.time(func() error { _, err := b.write(ours, a); return err }); err != nil {
+			return err
+		}
+		if err := b.r.updBase.time(func() error { return b.noopWrite(base, a) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queryLatency measures `todos` on a session with one write and on one with
+// many, beside the no-op query, interleaved.
+func (b *bench) queryLatency() error {
+	one, many, base := "query-1", "query-many", "lat-noop"
+	for _, id := range []string{one, many} {
+		if err := b.startSession(id, workflows.SessionInput{}); err != nil {
+			return err
+		}
+	}
+	if _, err := b.write(one, benchList(1)); err != nil {
+		return err
+	}
+	// Four writers at once: sessions continue as new several times on the
+	// way. A write that fails is retried twice, unless the session is
+	// wedged (its workflow task keeps failing), which the report shows.
+	var done atomic.Int64
+	err := parallel(b.o.manyWrites, 4, func(k int) error {
+		for attempt := 0; ; attempt++ {
+			_, err := b.write(many, benchList(k))
+			if err == nil {
+				done.Add(1)
+				return nil
+			}
+			if attempt >= 2 || strings.Contains(err.Error(), "failed state") {
+				return err
+			}
+			b.r.noteError("writes on one session (retried)", err)
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	b.r.manyDone = done.Load()
+	if err != nil {
+		b.r.manyErr = err
+		b.r.noteError("writes on one session (gave up)", err)
+	} else {
+		var st todo.State
+		if err := b.query(many, workflows.QueryTodos, &st); err != nil {
+			return err
+		}
+		b.r.manySeq = st.Seq
+	}
+	b.r.manyRuns = b.countRuns(many)
+
+	ops := []func() error{func() error { return b.queryTodos(one) }, func() error { return b.queryNoop(base) }}
+	samples := []*latencies{&b.r.qOne, &b.r.qBase}
+	if b.r.manyErr == nil {
+		ops = append(ops, func() error { return b.queryTodos(many) })
+		samples = append(samples, &b.r.qMany)
+	}
+	var discard latencies
+	for range b.o.warmup {
+		for _, op := range ops {
+			if err := discard.time(op); err != nil {
+				return err
+			}
+		}
+	}
+	for range b.o.queries {
+		for i, op := range ops {
+			if err := samples[i].time(op); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// countRuns follows the continue-as-new chain back from the current run.
+func (b *bench) countRuns(id string) int {
+	runs, runID := 0, ""
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		it := b.c.GetWorkflowHistory(ctx, id, runID, false, 0)
+		if !it.HasNext() {
+			cancel()
+			return runs
+		}
+		ev, err := it.Next()
+		cancel()
+		if err != nil {
+			return runs
+		}
+		runs++
+		runID = ev.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+		if runID == "" {
+			return runs
+		}
+	}
+}
+
+func (b *bench) events(id string) ([]*historypb.HistoryEvent, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	it := b.c.GetWorkflowHistory(ctx, id, "", false, 0)
+	var out []*historypb.HistoryEvent
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+func sizeOf(events []*historypb.HistoryEvent) int {
+	n := 0
+	for _, e := range events {
+		n += proto.Size(e)
+	}
+	return n
+}
+
+// historyGrowth counts the events and bytes N writes add to a session's
+// history, beside N no-op updates, and keeps the breakdown of the last write.
+func (b *bench) historyGrowth() error {
+	ours, base := "history-ours", "history-noop"
+	// No continue-as-new of our own in the middle of the measurement.
+	if err := b.startSession(ours, workflows.SessionInput{ContinueAsNewAfterEvents: 1 << 30}); err != nil {
+		return err
+	}
+	if err := b.startNoop(base); err != nil {
+		return err
+	}
+	if _, err := b.write(ours, benchList(0)); err != nil {
+		return err
+	}
+	if err := b.noopWrite(base, benchList(0)); err != nil {
+		return err
+	}
+	before, err := b.events(ours)
+	if err != nil {
+		return err
+	}
+	baseBefore, err := b.events(base)
+	if err != nil {
+		return err
+	}
+	var beforeLast, baseBeforeLast []*historypb.HistoryEvent
+	n := b.o.historyWrites
+	for k := 1; k <= n; k++ {
+		if k == n {
+			if beforeLast, err = b.events(ours); err != nil {
+				return err
+			}
+			if baseBeforeLast, err = b.events(base); err != nil {
+				return err
+			}
+		}
+		if _, err := b.write(ours, benchList(k)); err != nil {
+			return err
+		}
+		if err := b.noopWrite(base, benchList(k)); err != nil {
+			return err
+		}
+	}
+	after, err := b.events(ours)
+	if err != nil {
+		return err
+	}
+	baseAfter, err := b.events(base)
+	if err != nil {
+		return err
+	}
+	b.r.histWrites = n
+	b.r.histEvents = float64(len(after)-len(before)) / float64(n)
+	b.r.histBytes = float64(sizeOf(after)-sizeOf(before)) / float64(n)
+	b.r.histBaseEvents = float64(len(baseAfter)-len(baseBefore)) / float64(n)
+	b.r.histBaseBytes = float64(sizeOf(baseAfter)-sizeOf(baseBefore)) / float64(n)
+	for _, e := range after[len(beforeLast):] {
+		b.r.lastWrite = append(b.r.lastWrite, eventSize{name: e.GetEventType().String(), bytes: proto.Size(e)})
+	}
+	for _, e := range baseAfter[len(baseBeforeLast):] {
+		b.r.lastNoop = append(b.r.lastNoop, eventSize{name: e.GetEventType().String(), bytes: proto.Size(e)})
+	}
+	return nil
+}
+
+type eventSize struct {
+	name  string
+	bytes int
+}
+
+// throughput runs the configured number of goroutines, each writing to its
+// own session as fast as it can, for fixed rounds in a symmetric order so
+// drifting load on the machine weighs on every kind alike: ours (the plan
+// moves on every write), no-op, ours with a list whose counts never change
+// (no search-attribute upsert), then the same in reverse.
+func (b *bench) throughput() error {
+	n := b.o.concurrency
+	err := parallel(n, n, func(i int) error {
+		for _, kind := range []string{"ours", "same"} {
+			id := fmt.Sprintf("tp-%s-%d", kind, i)
+			if err := b.startSession(id, workflows.SessionInput{}); err != nil {
+				return err
+			}
+			if _, err := b.write(id, benchList(1)); err != nil {
+				return err
+			}
+		}
+		base := fmt.Sprintf("tp-noop-%d", i)
+		if err := b.startNoop(base); err != nil {
+			return err
+		}
+		return b.noopWrite(base, benchList(1))
+	})
+	if err != nil {
+		return err
+	}
+	ops := map[string]int64{}
+	took := map[string]time.Duration{}
+	for round, kind := range []string{"ours", "noop", "same", "same", "noop", "ours"} {
+		var stop func()
+		if round == 0 && b.o.cpuProfile != "" {
+			if stop, err = startCPUProfile(b.o.cpuProfile); err != nil {
+				return err
+			}
+		}
+		n, d := b.throughputRound(kind)
+		if stop != nil {
+			stop()
+		}
+		ops[kind] += n
+		took[kind] += d
+	}
+	b.r.tpOurs = float64(ops["ours"]) / took["ours"].Seconds()
+	b.r.tpBase = float64(ops["noop"]) / took["noop"].Seconds()
+	b.r.tpSame = float64(ops["same"]) / took["same"].Seconds()
+	return nil
+}
+
+func (b *bench) throughputRound(kind string) (int64, time.Duration) {
+	n := b.o.concurrency
+	var ops atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	lat := map[string]*latencies{"ours": &b.r.tpLatOurs, "noop": &b.r.tpLatBase, "same": &b.r.tpLatSame}[kind]
+	start := time.Now()
+	deadline := start.Add(b.o.roundFor)
+	for i := range n {
+		wg.Go(func() {
+			id := fmt.Sprintf("tp-%s-%d", kind, i)
+			var mine latencies
+			defer func() {
+				mu.Lock()
+				*lat = append(*lat, mine...)
+				mu.Unlock()
+			}()
+			for k := 1; time.Now().Before(deadline); k++ {
+				err := mine.time(func() error {
+					switch kind {
+					case "ours":
+						_, err := b.write(id, benchList(k))
+						return err
+					case "same":
+						_, err := b.write(id, benchList(1))
+						return err
+					}
+					return b.noopWrite(id, benchList(k))
+				})
+				if err != nil {
+					b.r.noteError("throughput ("+kind+")", err)
+					continue
+				}
+				ops.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return ops.Load(), time.Since(start)
+}
+
+// errorNotes keeps a count per distinct error, for the report.
+type errorNotes struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (e *errorNotes) noteError(where string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.counts == nil {
+		e.counts = map[string]int{}
+	}
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	e.counts[where+": "+msg]++
+}
+
+func (e *errorNotes) lines() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for k, n := range e.counts {
+		out = append(out, fmt.Sprintf("%d × %s", n, k))
+	}
+	sort.Strings(out)
+	return out
+}
