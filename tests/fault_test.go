@@ -40,7 +40,7 @@ func TestFiftyConcurrentWritersOnOneSession(t *testing.T) {
 
 	const (
 		writers = 50
-		budget  = 4 * time.Minute  // for all writers, retries included
+		budget  = 8 * time.Minute  // for all writers, retries included
 		attempt = 20 * time.Second // one call
 	)
 	type outcome struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,23 +23,31 @@ import (
 )
 
 // write sends a todo_write update with the arguments as raw JSON, exactly
-// what the model (or `temporal workflow update execute --input`) sends.
+// what the model (or `temporal workflow update execute --input`) sends. Like
+// any careful client it retries a call that timed out with the same update
+// ID, which the session applies once: server v1.32.1 can stall a session
+// under bursts of concurrent updates (temporalio/temporal#7741) for a minute
+// or more before it recovers.
 func (h *harness) write(id, updateID, args string) (todo.WriteResult, error) {
 	h.t.Helper()
-	handle, err := h.c.UpdateWorkflow(h.ctx(), client.UpdateWorkflowOptions{
-		WorkflowID:   id,
-		UpdateID:     updateID,
-		UpdateName:   workflows.UpdateTodoWrite,
-		Args:         []any{json.RawMessage(args)},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return todo.WriteResult{}, err
+	if updateID == "" {
+		updateID = fmt.Sprintf("%s-%d", id, updateCounter.Add(1))
 	}
-	var res todo.WriteResult
-	err = handle.Get(h.ctx(), &res)
-	return res, err
+	deadline := time.Now().Add(writeBudget)
+	for {
+		res, timedOut, err := writeOnce(h, id, updateID, args, writeAttempt)
+		if !timedOut || time.Now().After(deadline) {
+			return res, err
+		}
+	}
 }
+
+const (
+	writeBudget  = 8 * time.Minute
+	writeAttempt = 30 * time.Second
+)
+
+var updateCounter atomic.Int64
 
 func (h *harness) todos(id string) todo.State {
 	h.t.Helper()
