@@ -34,7 +34,7 @@ const (
 var errContinueAsNew = errors.New("continue as new")
 
 func (s *session) registerAgentHandlers(ctx workflow.Context) error {
-	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdatePrompt, func(ctx workflow.Context, text string) (string, error) {
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdatePrompt, func(ctx workflow.Context, text string) (string, error) {
 		p := &prompt{text: text}
 		s.inbox = append(s.inbox, p)
 		if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
@@ -50,20 +50,15 @@ func (s *session) registerAgentHandlers(ctx workflow.Context) error {
 		},
 		Description: "Send a user message and wait for the assistant's final answer to it.",
 	})
-	if err != nil {
-		return err
+}
+
+// queueUserMessage takes a user_message signal: a message nobody waits on.
+func (s *session) queueUserMessage(ctx workflow.Context, ch workflow.ReceiveChannel) {
+	var text string
+	ch.Receive(ctx, &text)
+	if strings.TrimSpace(text) != "" {
+		s.inbox = append(s.inbox, &prompt{text: text, done: true})
 	}
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		ch := workflow.GetSignalChannel(ctx, SignalUserMessage)
-		for {
-			var text string
-			ch.Receive(ctx, &text)
-			if strings.TrimSpace(text) != "" {
-				s.inbox = append(s.inbox, &prompt{text: text, done: true})
-			}
-		}
-	})
-	return nil
 }
 
 // work runs the agent on the next prompt, or resumes the one a previous run

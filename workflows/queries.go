@@ -29,6 +29,6 @@ func (s *session) registerHandlers(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
-	workflow.Go(ctx, s.receiveTodoWriteSignals)
+	workflow.Go(ctx, s.receiveSignals)
 	return s.registerAgentHandlers(ctx)
 }

@@ -26,17 +26,25 @@ func (s *session) onTodoWriteUpdate(ctx workflow.Context, args converter.RawValu
 	return s.write(ctx, s.takeTicket(), rawJSON(args), src)
 }
 
-// receiveTodoWriteSignals applies signalled lists in the order they arrive;
-// an invalid one is logged as todo/rejected and never applied.
-func (s *session) receiveTodoWriteSignals(ctx workflow.Context) {
-	ch := workflow.GetSignalChannel(ctx, SignalTodoWrite)
-	for {
+// receiveSignals takes both signals in one coroutine, in the order they
+// arrive: a live session costs a goroutine less than one receiver each.
+func (s *session) receiveSignals(ctx workflow.Context) {
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalTodoWrite), func(ch workflow.ReceiveChannel, _ bool) {
 		var args converter.RawValue
 		ch.Receive(ctx, &args)
 		s.acceptTodoWriteSignal(ctx, args)
+	})
+	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalUserMessage), func(ch workflow.ReceiveChannel, _ bool) {
+		s.queueUserMessage(ctx, ch)
+	})
+	for {
+		sel.Select(ctx)
 	}
 }
 
+// acceptTodoWriteSignal applies a signalled list in its turn; an invalid one
+// is logged as todo/rejected and never applied.
 func (s *session) acceptTodoWriteSignal(ctx workflow.Context, args converter.RawValue) {
 	s.signalCount++
 	src := todo.Source{Kind: todo.SourceSignal, ID: "signal-" + strconv.Itoa(s.signalCount)}
