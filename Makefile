@@ -1,7 +1,26 @@
-# `make test` is the one command that runs every check CI runs.
-.PHONY: test lint unit fuzz bench run
+# `make test` is the one command that runs every check CI runs. On a fresh
+# machine it first installs the two tools the end-to-end tests drive.
+.PHONY: test tools lint unit fuzz bench run
 
-test: lint unit fuzz
+# The stock temporal CLI carries its own (older) server and UI, so it gets its
+# own GOBIN and never enters this module's go.mod.
+TEMPORAL_CLI_BIN ?= $(HOME)/.cache/agenttodos/bin
+export TEMPORAL_CLI_BIN
+export PATH := $(TEMPORAL_CLI_BIN):$(PATH)
+
+test: tools lint unit fuzz
+
+tools: $(TEMPORAL_CLI_BIN)/temporal /usr/bin/chromium
+
+$(TEMPORAL_CLI_BIN)/temporal:
+	mkdir -p $(TEMPORAL_CLI_BIN)
+	cd /tmp && GOFLAGS= GOBIN=$(TEMPORAL_CLI_BIN) go install github.com/temporalio/cli/cmd/temporal@v1.5.1
+
+# Debian's Chromium for the Temporal UI browser test, and the colour emoji
+# font the plan's marks need in screenshots.
+/usr/bin/chromium:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
 
 lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -19,7 +38,7 @@ fuzz:
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./todo
-	go run ./tests/bench
+	go run ./tests/bench -out BENCHMARKS.md
 
 run:
 	go run ./worker
