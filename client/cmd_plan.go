@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -26,33 +27,24 @@ func (a *app) write(ctx context.Context, args []string) error {
 	fs := a.commandFlags("write")
 	var src listSource
 	src.register(fs)
-	updateID := fs.String("update-id", "", "update `ID`; a retry with the same ID is applied once")
+	updateID := fs.String("update-id", "", "update `ID`; a retry with the same ID is applied once (default: a new one)")
 	asJSON := fs.Bool("json", false, "print the TodoWriteResult JSON as the session returned it")
-	pos, err := parseCommand(fs, args, []string{"SESSION"}, true)
+	id, raw, c, err := a.listCommand(fs, &src, args)
 	if err != nil {
 		return err
 	}
-	id := pos[0]
-	raw, err := src.args(pos[1:], a.stdin, a.stdinPiped)
-	if err != nil {
-		return err
+	if *updateID == "" {
+		*updateID = newUpdateID()
 	}
-	c, err := a.connect()
-	if err != nil {
-		return err
-	}
-	uctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	defer cancel()
-	h, err := c.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
-		WorkflowID:   id,
-		UpdateName:   workflows.UpdateTodoWrite,
-		UpdateID:     *updateID,
-		Args:         []any{rawJSON(raw)},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	var result converter.RawValue
-	if err == nil {
-		err = h.Get(uctx, &result)
+	// A write that times out is sent again with the same update ID: the
+	// session applies it once, however many times it arrives.
+	var data []byte
+	for attempt := 1; ; attempt++ {
+		data, err = a.sendWrite(ctx, c, id, *updateID, raw)
+		if err == nil || !isTimeout(err) || ctx.Err() != nil || attempt == writeAttempts {
+			break
+		}
+		fmt.Fprintf(a.stderr, "todo_write timed out after %s; sending it again with update ID %s\n", writeTimeout, *updateID)
 	}
 	if err != nil {
 		if rej, ok := rejected(err); ok {
@@ -60,7 +52,6 @@ func (a *app) write(ctx context.Context, args []string) error {
 		}
 		return a.sessionError(id, err)
 	}
-	data := result.Payload().GetData()
 	if *asJSON {
 		_, err := fmt.Fprintf(a.stdout, "%s\n", data)
 		return err
@@ -74,20 +65,36 @@ func (a *app) write(ctx context.Context, args []string) error {
 	return err
 }
 
+// writeAttempts bounds how often a timed-out write is sent again.
+const writeAttempts = 3
+
+// sendWrite sends one todo_write update and returns the result's JSON as the
+// session wrote it.
+func (a *app) sendWrite(ctx context.Context, c client.Client, id, updateID string, raw []byte) ([]byte, error) {
+	uctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	h, err := c.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
+		WorkflowID:   id,
+		UpdateName:   workflows.UpdateTodoWrite,
+		UpdateID:     updateID,
+		Args:         []any{rawJSON(raw)},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var result converter.RawValue
+	if err := h.Get(uctx, &result); err != nil {
+		return nil, err
+	}
+	return result.Payload().GetData(), nil
+}
+
 func (a *app) signalWrite(ctx context.Context, args []string) error {
 	fs := a.commandFlags("signal")
 	var src listSource
 	src.register(fs)
-	pos, err := parseCommand(fs, args, []string{"SESSION"}, true)
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	raw, err := src.args(pos[1:], a.stdin, a.stdinPiped)
-	if err != nil {
-		return err
-	}
-	c, err := a.connect()
+	id, raw, c, err := a.listCommand(fs, &src, args)
 	if err != nil {
 		return err
 	}
@@ -96,6 +103,24 @@ func (a *app) signalWrite(ctx context.Context, args []string) error {
 	}
 	_, err = fmt.Fprintln(a.stdout, "signalled")
 	return err
+}
+
+// listCommand reads the command line of write and signal: the session, the
+// list from its one source, and a connection to send it on.
+func (a *app) listCommand(fs *flag.FlagSet, src *listSource, args []string) (string, []byte, client.Client, error) {
+	pos, err := parseCommand(fs, args, []string{"SESSION"}, true)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	raw, err := src.args(pos[1:], a.stdin, a.stdinPiped)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	c, err := a.connect()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return pos[0], raw, c, nil
 }
 
 func (a *app) todos(ctx context.Context, args []string) error {

@@ -81,10 +81,15 @@ func (a *app) startSession(ctx context.Context, id, queue string, in workflows.S
 
 // newSessionID is short enough to type and random enough not to collide
 // between people sharing a namespace.
-func newSessionID() string {
-	b := make([]byte, 4)
+func newSessionID() string { return "session-" + randomHex(4) }
+
+// newUpdateID names a write so that sending it again is applied once.
+func newUpdateID() string { return "client-" + randomHex(8) }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
 	rand.Read(b)
-	return "session-" + hex.EncodeToString(b)
+	return hex.EncodeToString(b)
 }
 
 func (a *app) start(ctx context.Context, args []string) error {
@@ -108,17 +113,7 @@ func (a *app) start(ctx context.Context, args []string) error {
 }
 
 func (a *app) prompt(ctx context.Context, args []string) error {
-	fs := a.commandFlags("prompt")
-	pos, err := parseCommand(fs, args, []string{"SESSION", "TEXT"}, true)
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	text, err := a.messageText(pos[1:])
-	if err != nil {
-		return err
-	}
-	c, err := a.connect()
+	id, text, c, err := a.messageCommand("prompt", args)
 	if err != nil {
 		return err
 	}
@@ -148,17 +143,7 @@ func (a *app) prompt(ctx context.Context, args []string) error {
 }
 
 func (a *app) say(ctx context.Context, args []string) error {
-	fs := a.commandFlags("say")
-	pos, err := parseCommand(fs, args, []string{"SESSION", "TEXT"}, true)
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	text, err := a.messageText(pos[1:])
-	if err != nil {
-		return err
-	}
-	c, err := a.connect()
+	id, text, c, err := a.messageCommand("say", args)
 	if err != nil {
 		return err
 	}
@@ -171,6 +156,24 @@ func (a *app) say(ctx context.Context, args []string) error {
 
 // messageText joins the words of a message, so it need not be quoted; a
 // lone "-" reads it from stdin.
+// messageCommand reads the command line of prompt and say: the session, the
+// message, and a connection to send it on.
+func (a *app) messageCommand(name string, args []string) (string, string, client.Client, error) {
+	pos, err := parseCommand(a.commandFlags(name), args, []string{"SESSION", "TEXT"}, true)
+	if err != nil {
+		return "", "", nil, err
+	}
+	text, err := a.messageText(pos[1:])
+	if err != nil {
+		return "", "", nil, err
+	}
+	c, err := a.connect()
+	if err != nil {
+		return "", "", nil, err
+	}
+	return pos[0], text, c, nil
+}
+
 func (a *app) messageText(words []string) (string, error) {
 	text := strings.Join(words, " ")
 	if text == "-" {

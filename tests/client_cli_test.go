@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -122,6 +123,24 @@ func TestClientRunsAnOfflineAgentToTheEnd(t *testing.T) {
 	}
 	if st := h.todos("client-run"); st.Counts.Completed != 5 {
 		t.Fatalf("plan %+v", st)
+	}
+}
+
+func TestClientPromptWaitsForTheAnswer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	if out, errOut, code := h.runClient("start", "--id", "client-prompt", "--think-time", "0s", "--script", "../examples/plan-and-build.json"); code != 0 {
+		t.Fatalf("start: %q %q", out, errOut)
+	}
+	t.Cleanup(func() { h.runClient("cancel", "client-prompt") })
+	out, errOut, code := h.runClient("prompt", "client-prompt", "Add a --json flag")
+	if code != 0 || !strings.HasPrefix(out, "Done: `report --json` prints the report as JSON") {
+		t.Fatalf("prompt: %q %q exit %d", out, errOut, code)
+	}
+	log := h.sessionLog("client-prompt")
+	var first sessionlog.MessageData
+	if err := json.Unmarshal(log[0].Data, &first); err != nil || first.Text != "Add a --json flag" {
+		t.Fatalf("first event %+v", log[0])
 	}
 }
 
