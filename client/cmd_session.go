@@ -71,6 +71,8 @@ func (a *app) startSession(ctx context.Context, id, queue string, in workflows.S
 		// Attaching to a running session of the same ID would silently drop
 		// this one's prompt and script.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		// The Temporal UI shows it beside the plan (User Metadata).
+		StaticSummary: sessionSummary(in),
 	}, workflows.WorkflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
@@ -204,4 +206,18 @@ func (a *app) cancel(ctx context.Context, args []string) error {
 	}
 	_, err = fmt.Fprintln(a.stdout, "cancel requested")
 	return err
+}
+
+// sessionSummary is the one line the Temporal UI shows for a session: what it
+// was asked to do, if anything.
+func sessionSummary(in workflows.SessionInput) string {
+	const most = 120
+	p := strings.Join(strings.Fields(in.Prompt), " ")
+	if p == "" {
+		return "Agent session"
+	}
+	if r := []rune(p); len(r) > most {
+		p = string(r[:most-1]) + "…"
+	}
+	return "Agent session: " + p
 }
