@@ -164,15 +164,7 @@ func parallel(n, goroutines int, fn func(i int) error) error {
 func (b *bench) memory() error {
 	b.r.memBefore = readMemory()
 	b.r.goroutinesBefore = runtime.NumGoroutine()
-	err := parallel(b.o.sessions, b.o.concurrency, func(i int) error {
-		id := fmt.Sprintf("rss-%d", i)
-		if err := b.startSession(id, workflows.SessionInput{}); err != nil {
-			return err
-		}
-		_, err := b.write(id, benchList(i))
-		return err
-	})
-	if err != nil {
+	if err := b.liveSessions("rss"); err != nil {
 		return err
 	}
 	b.r.memAfter = readMemory()
@@ -182,7 +174,7 @@ func (b *bench) memory() error {
 			return err
 		}
 	}
-	err = parallel(b.o.sessions, b.o.concurrency, func(i int) error {
+	err := parallel(b.o.sessions, b.o.concurrency, func(i int) error {
 		id := fmt.Sprintf("rss-noop-%d", i)
 		if err := b.startNoop(id); err != nil {
 			return err
@@ -197,19 +189,24 @@ func (b *bench) memory() error {
 	// The first sessions also pay for everything the process sets up on
 	// first use; as many again, after the no-op workflows, show the
 	// marginal cost of one more session.
-	err = parallel(b.o.sessions, b.o.concurrency, func(i int) error {
-		id := fmt.Sprintf("rss-more-%d", i)
+	if err := b.liveSessions("rss-more"); err != nil {
+		return err
+	}
+	b.r.memMore = readMemory()
+	return nil
+}
+
+// liveSessions starts the configured number of sessions and writes a small
+// list to each, so each is a live, cached workflow holding a plan.
+func (b *bench) liveSessions(prefix string) error {
+	return parallel(b.o.sessions, b.o.concurrency, func(i int) error {
+		id := fmt.Sprintf("%s-%d", prefix, i)
 		if err := b.startSession(id, workflows.SessionInput{}); err != nil {
 			return err
 		}
 		_, err := b.write(id, benchList(i))
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	b.r.memMore = readMemory()
-	return nil
 }
 
 // workerOnlyMemory runs the same number of sessions on a worker that is a
