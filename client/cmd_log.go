@@ -35,20 +35,26 @@ func (p *pageFlags) request() (sessionlog.PageRequest, error) {
 	return sessionlog.PageRequest{AfterSeq: p.after, Limit: p.limit}, nil
 }
 
+// parse reads the command line of a paged query: the session and the page.
+func (p *pageFlags) parse(fs *flag.FlagSet, args []string) (string, sessionlog.PageRequest, error) {
+	pos, err := parseCommand(fs, args, []string{"SESSION"}, false)
+	if err != nil {
+		return "", sessionlog.PageRequest{}, err
+	}
+	req, err := p.request()
+	return pos[0], req, err
+}
+
 func (a *app) history(ctx context.Context, args []string) error {
 	fs := a.commandFlags("history")
 	var pf pageFlags
 	pf.register(fs, "list each snapshot's items")
-	pos, err := parseCommand(fs, args, []string{"SESSION"}, false)
-	if err != nil {
-		return err
-	}
-	req, err := pf.request()
+	id, req, err := pf.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	var snaps []todo.Snapshot
-	raw, err := a.query(ctx, pos[0], workflows.QueryTodoHistory, &snaps, req)
+	raw, err := a.query(ctx, id, workflows.QueryTodoHistory, &snaps, req)
 	if err != nil {
 		return err
 	}
@@ -70,15 +76,10 @@ func (a *app) log(ctx context.Context, args []string) error {
 	pf.register(fs, "show whole texts and the items of each plan")
 	follow := fs.Bool("follow", false, "keep printing new events until Ctrl-C or the session ends (with --json: one event per line)")
 	interval := fs.Duration("interval", defaultInterval, "how often --follow asks")
-	pos, err := parseCommand(fs, args, []string{"SESSION"}, false)
+	id, req, err := pf.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	req, err := pf.request()
-	if err != nil {
-		return err
-	}
-	id := pos[0]
 	if !*follow {
 		raw, events, err := a.queryLog(ctx, id, req)
 		if err != nil {

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -93,5 +92,3 @@ func TestReplayRecordedHistories(t *testing.T) {
 		})
 	}
 }
-
-var _ = json.Marshal

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -329,5 +328,3 @@ func waitFor(t testing.TB, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
-var _ = context.Background

@@ -78,16 +78,6 @@ func ErrorMessage(err error) string {
 	return err.Error()
 }
 
-// IsRejection reports whether err is a contract rejection (a bad list or a bad
-// caller) rather than an infrastructure failure.
-func IsRejection(err error) bool {
-	var appErr *temporal.ApplicationError
-	if !errors.As(err, &appErr) {
-		return false
-	}
-	return appErr.Type() == ErrTypeInvalidTodos || appErr.Type() == ErrTypeNoOwningSession
-}
-
 // quote renders a key or content the way a JSON runtime would (JSON.stringify),
 // so messages read the same to the model whichever runtime produced them.
 func quote(s string) string {

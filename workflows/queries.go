@@ -9,7 +9,7 @@ import (
 
 func (s *session) registerHandlers(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryTodos, func() (todo.State, error) {
-		return s.state(), nil
+		return s.current, nil
 	}, workflow.QueryHandlerOptions{Description: "The current todo list: the accepted write with the highest seq."}); err != nil {
 		return err
 	}

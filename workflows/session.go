@@ -75,7 +75,7 @@ func (s *session) finish(ctx workflow.Context, cause error) (Summary, error) {
 }
 
 func (s *session) summary() Summary {
-	return Summary{Todos: s.state(), Prompts: s.prompts, Runs: s.runs}
+	return Summary{Todos: s.current, Prompts: s.prompts, Runs: s.runs}
 }
 
 // Defaults for SessionInput's zero fields.

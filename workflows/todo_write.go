@@ -136,7 +136,3 @@ func jsonOrNil(s string) json.RawMessage {
 	}
 	return json.RawMessage(s)
 }
-
-func (s *session) state() todo.State {
-	return s.current
-}
