@@ -2,6 +2,7 @@ package todo
 
 import (
 	"bytes"
+	"io"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -18,11 +19,6 @@ import (
 // Content is kept exactly as sent, with no trimming.
 func Parse(raw []byte, limits Limits) ([]Item, error) {
 	limits = limits.WithDefaults()
-	// A syntax error, invalid UTF-8 or a repeated key anywhere means the
-	// arguments are not a JSON object at all (rule 1).
-	if !jsontext.Value(raw).IsValid() {
-		return nil, errNotArray()
-	}
 	s := scanners.Get().(*scanner)
 	defer s.release()
 	if err := s.scan(raw); err != nil {
@@ -87,7 +83,11 @@ func (s *scanner) release() {
 	scanners.Put(s)
 }
 
-// scan walks the (already valid) JSON once and records what each rule needs.
+// scan walks the JSON once and records what each rule needs. The decoder
+// checks syntax as it goes: a syntax error, invalid UTF-8, a repeated key or
+// anything after the object means the arguments are not a JSON object at all
+// (rule 1), wherever it is, because the rules are only checked once the whole
+// input has been read.
 func (s *scanner) scan(raw []byte) error {
 	s.dec.Reset(bytes.NewBuffer(raw))
 	if s.dec.PeekKind() != '{' {
@@ -118,6 +118,12 @@ func (s *scanner) scan(raw []byte) error {
 		if err := s.scanItems(); err != nil {
 			return err
 		}
+	}
+	if _, err := s.dec.ReadToken(); err != nil { // '}'
+		return errNotArray()
+	}
+	if _, err := s.dec.ReadToken(); err != io.EOF {
+		return errNotArray()
 	}
 	return nil
 }
