@@ -3,10 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
-// printReady tells a person where everything is and what to try first.
-func printReady(w io.Writer, conn *connection, taskQueue string) {
+// printReady tells a person where everything is and what to try first. The
+// banner goes out in one write, so log lines cannot land in the middle of it
+// and a program waiting for the ready line sees the addresses with it.
+func printReady(out io.Writer, conn *connection, taskQueue string) {
+	w := &strings.Builder{}
+	defer func() { _, _ = io.WriteString(out, w.String()) }()
 	fmt.Fprintf(w, "\nAgent worker ready on task queue %q, namespace %q\n", taskQueue, conn.Namespace)
 	fmt.Fprintf(w, "  Temporal frontend: %s\n", conn.Address)
 	if conn.Server != nil && conn.Server.UIURL() != "" {
