@@ -34,10 +34,20 @@ func (s Status) Mark() string {
 	}
 }
 
+// MaxDetailsBytes bounds the Temporal UI's current details, as encoded: the
+// UI shows about this much, and the details travel with every workflow task
+// that changes the plan.
+const MaxDetailsBytes = 20 << 10
+
+// maxDetailsItemBytes cuts one item's content in the details: a 4 KB line is
+// unreadable there, and the todos query has it whole.
+const maxDetailsItemBytes = 300
+
 // Markdown renders the list as the Temporal UI's current details: a heading
-// with counts, then one line per item. It says "2 of 3", not "2/3", which
-// the UI typesets as a fraction, and it ends with a footer line because some
-// UI versions drop the last line of the details.
+// with counts, then one line per item, within MaxDetailsBytes (the rest is
+// summed up in a "… n more" line). It says "2 of 3", not "2/3", which the UI
+// typesets as a fraction, and it ends with a footer line because some UI
+// versions drop the last line of the details.
 func Markdown(items []Item, c Counts, seq int64) string {
 	var b strings.Builder
 	b.WriteString("### Plan: ")
@@ -54,28 +64,40 @@ func Markdown(items []Item, c Counts, seq int64) string {
 	if len(items) == 0 {
 		b.WriteString("_No todos yet._\n")
 	}
-	for _, it := range items {
-		b.WriteString("- ")
-		b.WriteString(it.Status.Mark())
-		b.WriteString(" ")
-		switch it.Status {
-		case Completed:
-			b.WriteString("~~")
-			b.WriteString(escapeMarkdown(it.Content))
-			b.WriteString("~~")
-		case InProgress:
-			b.WriteString("**")
-			b.WriteString(escapeMarkdown(it.Content))
-			b.WriteString("**")
-		default:
-			b.WriteString(escapeMarkdown(it.Content))
+	// Room for the "… more" line and the footer.
+	const reserve = 160
+	size := EncodedStringSize(b.String())
+	for i, it := range items {
+		line := markdownLine(it)
+		n := EncodedStringSize(line)
+		if size+n > MaxDetailsBytes-reserve {
+			b.WriteString("- … and ")
+			b.WriteString(strconv.Itoa(len(items) - i))
+			b.WriteString(" more (the `todos` query has the whole list)\n")
+			break
 		}
-		b.WriteString("\n")
+		b.WriteString(line)
+		size += n
 	}
 	b.WriteString("\n_Last write: seq ")
 	b.WriteString(strconv.FormatInt(seq, 10))
 	b.WriteString("_\n")
 	return b.String()
+}
+
+func markdownLine(it Item) string {
+	content := it.Content
+	if len(content) > maxDetailsItemBytes {
+		content = strings.ToValidUTF8(content[:maxDetailsItemBytes], "") + "…"
+	}
+	content = escapeMarkdown(content)
+	switch it.Status {
+	case Completed:
+		content = "~~" + content + "~~"
+	case InProgress:
+		content = "**" + content + "**"
+	}
+	return "- " + it.Status.Mark() + " " + content + "\n"
 }
 
 var markdownEscaper = strings.NewReplacer(
