@@ -9,6 +9,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/log"
+
+	"github.com/durabletodos/agenttodos/payloads"
 )
 
 // defaultAddress is where the worker's embedded Temporal server listens when
@@ -42,6 +44,7 @@ func (a *app) clientOptions() (client.Options, error) {
 	// The SDK logs at INFO to stderr by default, which would interleave with
 	// a checklist a person is reading; only warnings and worse get through.
 	opts.Logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	opts.DataConverter = payloads.DataConverter()
 	return opts, nil
 }
 

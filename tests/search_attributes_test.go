@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -28,7 +29,7 @@ func TestSessionsRunWithoutRegisteredSearchAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := shared.server.NewClientWithOptions(client.Options{Namespace: ns, Logger: quietLogger()})
+	c := shared.server.NewClientWithOptions(client.Options{Namespace: ns, Logger: quietLogger(), DataConverter: payloads.DataConverter()})
 	// A new namespace reaches every server role within moments.
 	var missing []string
 	waitFor(t, func() bool {

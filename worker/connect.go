@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/log"
 
 	"github.com/durabletodos/agenttodos/embedded"
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -63,6 +64,7 @@ func connect(ctx context.Context, cfg config, logger *slog.Logger) (*connection,
 		conn.Address = conn.Server.FrontendAddress()
 		opts.HostPort = conn.Address
 	}
+	opts.DataConverter = payloads.DataConverter()
 	conn.Client, err = client.DialContext(ctx, opts)
 	if err != nil {
 		if conn.Server != nil {
