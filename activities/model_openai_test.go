@@ -35,7 +35,7 @@ func (l *modelFakeLog) read(_ context.Context, workflowID, runID string, req ses
 	defer l.mu.Unlock()
 	l.calls = append(l.calls, req)
 	l.runs = append(l.runs, workflowID+"/"+runID)
-	page := sessionlog.Page(l.events, func(e *sessionlog.Event) int64 { return e.Seq }, req)
+	page := sessionlog.Page(l.events, sessionlog.EventSeq, sessionlog.EventBytes, req)
 	return append([]sessionlog.Event(nil), page...), nil
 }
 

@@ -153,6 +153,7 @@ func (m *Models) ModelTurn(ctx context.Context, in ModelTurnInput) (ModelTurnOut
 		system = DefaultSystemPrompt
 	}
 	msgs := sessionlog.Messages(system, events)
+	defer keepAlive(ctx)()
 	if model == ScriptedModel {
 		return scriptedTurn(ctx, in, msgs)
 	}
@@ -195,7 +196,9 @@ func (m *Models) window(ctx context.Context, in ModelTurnInput) ([]sessionlog.Ev
 			events = append(events, e)
 			after = e.Seq
 		}
-		if len(page) < modelLogPageSize || after >= in.UpToSeq {
+		// A page may be shorter than asked for (the query bounds its
+		// bytes); only an empty one says there is nothing more.
+		if len(page) == 0 || after >= in.UpToSeq {
 			return events, nil
 		}
 	}

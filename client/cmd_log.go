@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -53,14 +54,12 @@ func (a *app) history(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var snaps []todo.Snapshot
-	raw, err := a.query(ctx, id, workflows.QueryTodoHistory, &snaps, req)
+	snaps, err := queryPages(ctx, a, id, workflows.QueryTodoHistory, req, func(s *todo.Snapshot) int64 { return s.Seq })
 	if err != nil {
 		return err
 	}
 	if pf.json {
-		_, err := fmt.Fprintf(a.stdout, "%s\n", raw)
-		return err
+		return a.printJSON(snaps)
 	}
 	for _, s := range snaps {
 		if _, err := io.WriteString(a.stdout, renderSnapshot(s, a.term, pf.verbose)); err != nil {
@@ -81,13 +80,12 @@ func (a *app) log(ctx context.Context, args []string) error {
 		return err
 	}
 	if !*follow {
-		raw, events, err := a.queryLog(ctx, id, req)
+		events, err := queryPages(ctx, a, id, workflows.QuerySessionLog, req, sessionlog.EventSeq)
 		if err != nil {
 			return err
 		}
 		if pf.json {
-			_, err := fmt.Fprintf(a.stdout, "%s\n", raw)
-			return err
+			return a.printJSON(events)
 		}
 		return a.printEvents(events, pf.verbose)
 	}
@@ -147,4 +145,13 @@ func (a *app) printEventLines(events []sessionlog.Event) error {
 		}
 	}
 	return nil
+}
+
+func (a *app) printJSON(v any) error {
+	b, err := payloads.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+	return err
 }

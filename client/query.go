@@ -57,3 +57,26 @@ func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageReque
 	raw, err := a.query(ctx, id, workflows.QuerySessionLog, &events, page)
 	return raw, events, err
 }
+
+// queryPages reads a paged query (todo_history, session_log) to its end, or
+// to req.Limit entries: the workflow ends a page at its byte budget, so one
+// page may hold fewer entries than were asked for.
+func queryPages[T any](ctx context.Context, a *app, id, name string, req sessionlog.PageRequest, seqOf func(*T) int64) ([]T, error) {
+	all := []T{}
+	for {
+		var page []T
+		if _, err := a.query(ctx, id, name, &page, req); err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) == 0 {
+			return all, nil
+		}
+		if req.Limit > 0 {
+			if req.Limit -= len(page); req.Limit <= 0 {
+				return all, nil
+			}
+		}
+		req.AfterSeq = seqOf(&page[len(page)-1])
+	}
+}

@@ -86,7 +86,7 @@ func eventStyle(t sessionlog.Type) string {
 		return styleGreen
 	case sessionlog.ToolCall, sessionlog.ToolResult:
 		return styleMagenta
-	case sessionlog.TodoRejected, sessionlog.TurnFailed:
+	case sessionlog.TodoRejected, sessionlog.UserRejected, sessionlog.TurnFailed:
 		return styleRed
 	case sessionlog.TodoWrite:
 		return styleYellow
@@ -128,6 +128,11 @@ func eventSummary(ev sessionlog.Event) (string, []todo.Item) {
 		var d sessionlog.TodoRejectedData
 		if json.Unmarshal(ev.Data, &d) == nil {
 			return sourceText(d.Source) + " · " + "Error: " + d.Error, nil
+		}
+	case sessionlog.UserRejected:
+		var d sessionlog.UserRejectedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return "Error: " + d.Error, nil
 		}
 	case sessionlog.TodoReminder:
 		var d sessionlog.TodoReminderData

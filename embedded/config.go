@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"fmt"
+	"maps"
 
 	"go.temporal.io/server/chasm/lib/callback"
 	"go.temporal.io/server/common/authorization"
@@ -137,7 +138,7 @@ func buildServerOptions(conf *config.Config, ports serverPorts, logger serverLog
 // for Stop to leave nothing running.
 func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
 	httpAddr := ports.frontendHTTP.dial()
-	return dynamicconfig.StaticClient{
+	dc := dynamicconfig.StaticClient{
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8096,
 		// The UI and `temporal workflow list` poll visibility a lot; the
 		// default per-namespace limit is tuned for shared clusters.
@@ -167,4 +168,6 @@ func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
 		dynamicconfig.HistoryScannerEnabled.Key():         false,
 		dynamicconfig.EnableParentClosePolicyWorker.Key(): false,
 	}
+	maps.Copy(dc, SessionLimits())
+	return dc
 }

@@ -249,3 +249,26 @@ func TestEstimateBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestPageStopsAtTheByteBudget(t *testing.T) {
+	big := strings.Repeat("x", 400<<10)
+	var events []Event
+	for i := int64(1); i <= 10; i++ {
+		events = append(events, Event{Seq: i, Type: UserMessage, Data: json.RawMessage(`"` + big + `"`)})
+	}
+	page := Page(events, EventSeq, EventBytes, PageRequest{AfterSeq: 3})
+	if len(page) != 2 || page[0].Seq != 4 {
+		t.Fatalf("page of %d from seq %d", len(page), page[0].Seq)
+	}
+	// One entry over the budget still comes alone, so paging moves on.
+	huge := []Event{{Seq: 1, Data: json.RawMessage(`"` + strings.Repeat("y", 2<<20) + `"`)}, {Seq: 2}}
+	if page := Page(huge, EventSeq, EventBytes, PageRequest{}); len(page) != 1 {
+		t.Fatalf("page of %d", len(page))
+	}
+	if page := Page(events, EventSeq, EventBytes, PageRequest{AfterSeq: 10}); page == nil || len(page) != 0 {
+		t.Fatalf("past the end: %v", page)
+	}
+	if page := Page(events, EventSeq, EventBytes, PageRequest{AfterSeq: 0, Limit: 1}); len(page) != 1 {
+		t.Fatalf("limit 1: %d", len(page))
+	}
+}

@@ -30,6 +30,9 @@ const (
 	// TurnFailed records a prompt the agent could not finish (the model
 	// refused the request, or the turn limit was reached); data: MessageData.
 	TurnFailed Type = "turn/failed"
+	// UserRejected records a user_message signal that was not queued (empty
+	// or too long); data: UserRejectedData.
+	UserRejected Type = "user/rejected"
 )
 
 // Event is one entry of the log. Data's shape depends on Type (see the
@@ -76,11 +79,24 @@ type TodoWriteData struct {
 	Source todo.Source `json:"source"`
 }
 
-// TodoRejectedData is the data of todo/rejected: a write that was not applied.
+// TodoRejectedData is the data of todo/rejected: a write that was not
+// applied. The rejected arguments are kept by size, SHA-256 and a prefix of at
+// most 1 KiB: they can be megabytes, and the log is read back by queries and
+// model turns that must stay far below Temporal's limits.
 type TodoRejectedData struct {
-	Error     string          `json:"error"`
-	Source    todo.Source     `json:"source"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Error           string      `json:"error"`
+	Source          todo.Source `json:"source"`
+	ArgumentsBytes  int         `json:"argumentsBytes"`
+	ArgumentsSHA256 string      `json:"argumentsSha256"`
+	ArgumentsPrefix string      `json:"argumentsPrefix"`
+}
+
+// UserRejectedData is the data of user/rejected, kept like TodoRejectedData.
+type UserRejectedData struct {
+	Error      string `json:"error"`
+	TextBytes  int    `json:"textBytes"`
+	TextSHA256 string `json:"textSha256"`
+	TextPrefix string `json:"textPrefix"`
 }
 
 // ReminderReason says why the model is reminded of its plan.

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/temporaltest"
 
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -53,4 +57,34 @@ func TestWriteOnlySessionContinuesAsNewWithABoundedCarry(t *testing.T) {
 		t.Fatalf("crossed continue-as-new %d times, want several", in.Carry.Runs)
 	}
 	h.replay(id)
+}
+
+// TestContinueAsNewOnlyAfterProgress runs a session on a server that
+// suggests continue-as-new on every workflow task. A run that has recorded
+// nothing never hands over (it would continue as new forever, doing nothing);
+// each write then moves the session on by at most one run.
+func TestContinueAsNewOnlyAfterProgress(t *testing.T) {
+	t.Parallel()
+	suggestAlways := dynamicconfig.StaticClient{dynamicconfig.HistoryCountSuggestContinueAsNew.Key(): 1}
+	cl := newCluster(t, suggestAlways, temporaltest.WithT(t))
+	h := newHarness(t, harnessOptions{client: cl.client})
+	id := uniqueID("suggested-continue-as-new")
+	h.start(id, workflows.SessionInput{})
+	time.Sleep(2 * time.Second)
+	if runs := len(h.runInputs(id)); runs != 1 {
+		t.Fatalf("an idle session continued as new %d times", runs-1)
+	}
+	for i := 1; i <= 3; i++ {
+		res, err := h.write(id, "", oneItemList(fmt.Sprint("step ", i)))
+		if err != nil || res.Seq != int64(i) {
+			t.Fatalf("write %d: seq %d, %v", i, res.Seq, err)
+		}
+	}
+	time.Sleep(time.Second)
+	if runs := len(h.runInputs(id)); runs < 2 || runs > 4 {
+		t.Fatalf("3 writes made %d runs, want 2 to 4", runs)
+	}
+	if st := h.todos(id); st.Seq != 3 {
+		t.Fatalf("current seq %d", st.Seq)
+	}
 }

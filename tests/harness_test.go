@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -16,9 +17,13 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/embedded"
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -33,9 +38,15 @@ type cluster struct {
 
 var shared *cluster
 
-func newCluster(t testing.TB) *cluster {
-	ts := temporaltest.NewServer()
-	c := ts.NewClientWithOptions(client.Options{Logger: quietLogger()})
+// newCluster starts a server with the dynamic config AgentSession needs
+// (embedded.SessionLimits), plus extra settings for one test.
+func newCluster(t testing.TB, extra dynamicconfig.StaticClient, opts ...temporaltest.TestServerOption) *cluster {
+	dc := dynamicconfig.StaticClient{dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true}
+	maps.Copy(dc, embedded.SessionLimits())
+	maps.Copy(dc, extra)
+	opts = append(opts, temporaltest.WithBaseServerOptions(temporal.WithDynamicConfigClient(dc)))
+	ts := temporaltest.NewServer(opts...)
+	c := ts.NewClientWithOptions(client.Options{Logger: quietLogger(), DataConverter: payloads.DataConverter()})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	attrs := map[string]enums.IndexedValueType{}
@@ -68,11 +79,17 @@ type harnessOptions struct {
 	models activities.ModelConfig
 	// register adds extra workflows (for example a non-session caller).
 	register func(worker.Registry)
+	// client talks to another cluster than the shared one.
+	client client.Client
 }
 
 func newHarness(t testing.TB, o harnessOptions) *harness {
 	t.Helper()
-	h := &harness{t: t, c: shared.client, queue: fmt.Sprintf("agent-sessions-%s-%d", t.Name(), queueCounter.Add(1))}
+	c := shared.client
+	if o.client != nil {
+		c = o.client
+	}
+	h := &harness{t: t, c: c, queue: fmt.Sprintf("agent-sessions-%s-%d", t.Name(), queueCounter.Add(1))}
 	h.worker = worker.New(h.c, h.queue, worker.Options{})
 	workflows.Register(h.worker,
 		&workflows.Config{Limits: o.limits, SearchAttributes: true},

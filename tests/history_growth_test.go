@@ -145,7 +145,7 @@ func TestHistoryGrowsLinearlyInModelTurns(t *testing.T) {
 	var rows []string
 	for _, turns := range []int{10, 50, 100} {
 		id := fmt.Sprintf("growth-ours-%d", turns)
-		h.start(id, workflows.SessionInput{MaxTurnsPerPrompt: turns, ContinueAsNewAfterEvents: 1 << 20})
+		h.start(id, workflows.SessionInput{MaxTurnsPerPrompt: turns, ContinueAsNewAfterEvents: workflows.MaxContinueAsNewAfterEvents})
 		_, _ = h.prompt(id, "Do the tasks") // ends at the turn limit: every turn calls a tool
 		ours := h.historySize(id)
 		payload := 0

@@ -7,7 +7,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	shared = newCluster(&setupT{})
+	shared = newCluster(&setupT{}, nil)
 	code := m.Run()
 	shared.server.Stop()
 	os.Exit(code)

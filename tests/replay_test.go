@@ -15,7 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-var recordHistories = flag.Bool("record-histories", false, "write the histories of replay-worthy sessions to testdata/histories")
+var recordHistories = flag.Bool("record-histories", false, "add the histories of replay-worthy sessions to testdata/histories (never overwriting one)")
 
 func newReplayer(t testing.TB) worker.WorkflowReplayer {
 	r := worker.NewWorkflowReplayer()
@@ -27,7 +27,7 @@ func newReplayer(t testing.TB) worker.WorkflowReplayer {
 // workflow code: any non-determinism fails the test.
 func (h *harness) replay(id string) {
 	h.t.Helper()
-	runID := ""
+	runID := h.runID(id)
 	for {
 		hist := h.fetchHistory(id, runID)
 		if err := newReplayer(h.t).ReplayWorkflowHistory(nil, hist); err != nil {
@@ -64,14 +64,15 @@ func (h *harness) record(id, runID string, hist *historypb.History) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	name := id
-	if runID != "" {
-		name += "-" + runID[:8]
+	// Recorded histories are what running sessions look like to a new
+	// worker: they are added beside the older ones, never overwritten.
+	path := filepath.Join("testdata/histories", id+"-"+runID+".json")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		h.t.Fatalf("recording %s: %v", path, err)
 	}
-	if err := os.MkdirAll("testdata/histories", 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata/histories", name+".json"), raw, 0o644); err != nil {
+	defer f.Close()
+	if _, err := f.Write(raw); err != nil {
 		h.t.Fatal(err)
 	}
 }

@@ -14,19 +14,32 @@ import (
 	"github.com/durabletodos/agenttodos/todo"
 )
 
-// prompt is one user message waiting for the agent. An update waits on done;
-// a signal or the session's first prompt does not.
+// prompt is one user message waiting for the agent. A prompt update waits
+// on done; a user_message signal or the session's first prompt does not.
 type prompt struct {
-	text   string
+	text string
+	// waited says an update is waiting on the answer: the prompt cannot be
+	// carried into another run, because its update cannot follow it there.
+	waited bool
 	answer string
-	err    error
-	done   bool
+	// answerSeq is the seq of the message that answered it.
+	answerSeq int64
+	err       error
+	done      bool
 }
 
 // Error types the agent loop fails a prompt with.
 const (
-	ErrTypeTurnLimit   = "TurnLimitReached"
-	ErrTypeEmptyPrompt = "EmptyPrompt"
+	ErrTypeTurnLimit     = "TurnLimitReached"
+	ErrTypeEmptyPrompt   = "EmptyPrompt"
+	ErrTypePromptTooLong = "PromptTooLong"
+)
+
+// A model turn may take this long; it heartbeats every
+// activities.HeartbeatInterval meanwhile.
+const (
+	modelTurnTimeout          = 10 * time.Minute
+	modelTurnHeartbeatTimeout = 6 * activities.HeartbeatInterval
 )
 
 // errContinueAsNew tells the main loop to hand the session to a new run in
@@ -34,31 +47,59 @@ const (
 var errContinueAsNew = errors.New("continue as new")
 
 func (s *session) registerAgentHandlers(ctx workflow.Context) error {
-	return workflow.SetUpdateHandlerWithOptions(ctx, UpdatePrompt, func(ctx workflow.Context, text string) (string, error) {
-		p := &prompt{text: text}
-		s.inbox = append(s.inbox, p)
-		if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
-			return "", err
-		}
-		return p.answer, p.err
-	}, workflow.UpdateHandlerOptions{
-		Validator: func(_ workflow.Context, text string) error {
-			if strings.TrimSpace(text) == "" {
-				return temporal.NewNonRetryableApplicationError("prompt must be a non-empty string", ErrTypeEmptyPrompt, nil)
-			}
-			return nil
-		},
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdatePrompt, s.onPrompt, workflow.UpdateHandlerOptions{
+		Validator:   func(_ workflow.Context, text string) error { return checkPrompt(text) },
 		Description: "Send a user message and wait for the assistant's final answer to it.",
 	})
 }
 
-// queueUserMessage takes a user_message signal: a message nobody waits on.
-func (s *session) queueUserMessage(ctx workflow.Context, ch workflow.ReceiveChannel) {
-	var text string
-	ch.Receive(ctx, &text)
-	if strings.TrimSpace(text) != "" {
-		s.inbox = append(s.inbox, &prompt{text: text, done: true})
+// checkPrompt is the rule for every user message, waited on or not.
+func checkPrompt(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return temporal.NewNonRetryableApplicationError("prompt must be a non-empty string", ErrTypeEmptyPrompt, nil)
 	}
+	if len(text) > MaxPromptBytes {
+		return temporal.NewNonRetryableApplicationError(
+			"prompt must be at most "+strconv.Itoa(MaxPromptBytes)+" bytes (got "+strconv.Itoa(len(text))+")", ErrTypePromptTooLong, nil)
+	}
+	return nil
+}
+
+func (s *session) onPrompt(ctx workflow.Context, text string) (string, error) {
+	id := workflow.GetCurrentUpdateInfo(ctx).ID
+	if s.integrity {
+		if a, ok := s.answered.lookup(UpdatePrompt, id); ok {
+			return a.result()
+		}
+	}
+	p := &prompt{text: text, waited: true}
+	s.inbox = append(s.inbox, p)
+	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
+		return "", err
+	}
+	if s.integrity {
+		s.answered.remember(promptAnswer(id, p.answerSeq, p.answer, p.err))
+	}
+	return p.answer, p.err
+}
+
+// queueUserMessage takes a user_message signal: a message nobody waits on.
+// One that breaks the prompt rules is logged as user/rejected.
+func (s *session) queueUserMessage(ctx workflow.Context, text string) {
+	if !s.integrity {
+		if strings.TrimSpace(text) != "" {
+			s.inbox = append(s.inbox, &prompt{text: text})
+		}
+		return
+	}
+	if err := checkPrompt(text); err != nil {
+		d := rejectedData(err, todo.Source{Kind: todo.SourceSignal, ID: "user-message"}, text)
+		s.appendEvent(ctx, sessionlog.UserRejected, sessionlog.UserRejectedData{
+			Error: d.Error, TextBytes: d.ArgumentsBytes, TextSHA256: d.ArgumentsSHA256, TextPrefix: d.ArgumentsPrefix,
+		})
+		return
+	}
+	s.inbox = append(s.inbox, &prompt{text: text})
 }
 
 // work runs the agent on the next prompt, or resumes the one a previous run
@@ -70,12 +111,12 @@ func (s *session) work(ctx workflow.Context) error {
 		s.prompts++
 		s.appendEvent(ctx, sessionlog.UserMessage, sessionlog.MessageData{Text: p.text})
 		s.turnsUsed = 0
-		answer, err := s.runTurns(ctx, !p.done)
+		answer, err := s.runTurns(ctx, p.waited)
 		if errors.Is(err, errContinueAsNew) {
 			s.resuming = true
 			return err
 		}
-		p.answer, p.err, p.done = answer, err, true
+		p.answer, p.answerSeq, p.err, p.done = answer, s.seq, err, true
 		if err != nil && !temporal.IsCanceledError(err) {
 			workflow.GetLogger(ctx).Warn("Prompt failed", "error", err)
 			return nil
@@ -99,11 +140,8 @@ func (s *session) work(ctx workflow.Context) error {
 // in the middle (an update cannot outlive its run).
 func (s *session) runTurns(ctx workflow.Context, waited bool) (string, error) {
 	limit := s.in.MaxTurnsPerPrompt
-	if limit <= 0 {
-		limit = defaultMaxTurnsPerPrompt
-	}
 	for ; s.turnsUsed < limit; s.turnsUsed++ {
-		if !waited && s.shouldContinueAsNew(ctx) {
+		if !waited && s.shouldContinueAsNew(ctx) && (!s.integrity || s.mayContinueAsNew()) {
 			return "", errContinueAsNew
 		}
 		out, err := s.modelTurn(ctx)
@@ -150,8 +188,11 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 		s.scriptTurn++
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout:    2 * time.Minute,
-		ScheduleToCloseTimeout: 15 * time.Minute,
+		// Slow reasoning models take minutes; the heartbeat, not the
+		// start-to-close timeout, notices a worker that died mid-request.
+		StartToCloseTimeout:    modelTurnTimeout,
+		HeartbeatTimeout:       modelTurnHeartbeatTimeout,
+		ScheduleToCloseTimeout: 30 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,

@@ -1,93 +1,80 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
-	"github.com/durabletodos/agenttodos/todo"
 )
 
+// shouldContinueAsNew says the run's history is long enough to hand over. A
+// run that has recorded nothing yet never hands over: the next run would
+// start no shorter, and a session could continue as new forever.
 func (s *session) shouldContinueAsNew(ctx workflow.Context) bool {
-	info := workflow.GetInfo(ctx)
-	limit := s.in.ContinueAsNewAfterEvents
-	if limit <= 0 {
-		limit = defaultContinueAsNewAfterEvent
+	if s.integrity && s.seq == s.startSeq {
+		return false
 	}
-	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= limit
+	info := workflow.GetInfo(ctx)
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= s.in.ContinueAsNewAfterEvents
 }
 
-// drainForContinueAsNew waits until no handler is running and no signal is
-// queued, so nothing accepted in this run is lost on the way to the next. It
-// reports false if a prompt arrived meanwhile (that is served first) or the
-// session was cancelled (the main loop then finishes it).
-func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
-	for {
-		for _, name := range []string{SignalTodoWrite, SignalUserMessage} {
-			if workflow.GetSignalChannel(ctx, name).Len() > 0 {
-				// Let the receiving coroutines take them.
-				if workflow.Await(ctx, func() bool { return workflow.GetSignalChannel(ctx, name).Len() == 0 }) != nil {
-					return false
-				}
-			}
-		}
-		err := workflow.Await(ctx, func() bool {
-			return len(s.inbox) > 0 || (workflow.AllHandlersFinished(ctx) && s.signalsInFlight == 0)
-		})
-		if err != nil || len(s.inbox) > 0 {
+// mayContinueAsNew says nothing queued forbids handing over now: a prompt an
+// update waits on cannot outlive its run, so it is served first, and queued
+// messages nobody waits on are carried only while they fit the carry.
+func (s *session) mayContinueAsNew() bool {
+	size := 0
+	for _, p := range s.inbox {
+		if p.waited {
 			return false
 		}
-		if workflow.GetSignalChannel(ctx, SignalTodoWrite).Len() == 0 && workflow.GetSignalChannel(ctx, SignalUserMessage).Len() == 0 {
+		size += len(p.text)
+	}
+	return size <= carryInboxBytes
+}
+
+// drainForContinueAsNew waits until nothing accepted in this run could be
+// lost on the way to the next: no update handler running, no write waiting
+// for its turn, and no signal delivered but not yet taken. It takes the
+// signals itself, in this coroutine, and then decides without yielding, so no
+// signal can slip in between. It reports false if a prompt someone waits on
+// arrived meanwhile (that is served first) or the session was cancelled (the
+// main loop then finishes it).
+func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
+	if !s.integrity {
+		return s.drainLegacy(ctx)
+	}
+	for {
+		s.takeSignals(ctx)
+		err := workflow.Await(ctx, func() bool {
+			return !s.mayContinueAsNew() || s.signalsQueued() ||
+				(workflow.AllHandlersFinished(ctx) && s.signalsInFlight == 0)
+		})
+		if err != nil || !s.mayContinueAsNew() {
+			return false
+		}
+		if s.signalsQueued() {
+			continue
+		}
+		if *s.taskBytes(ctx) <= continueAsNewTaskBytes {
 			return true
+		}
+		// This task carries large update results already: hand over in
+		// the next one.
+		if workflow.Sleep(ctx, time.Millisecond) != nil {
+			return false
 		}
 	}
 }
 
-// continueAsNew hands the session to a fresh run: seq keeps counting, the
-// list and the tail of its history survive, and so does the conversation the
-// model can still see.
+// continueAsNew hands the session to a fresh run with what carry bounds.
 func (s *session) continueAsNew(ctx workflow.Context) (Summary, error) {
 	s.fitConversation(ctx)
 	in := s.in
-	in.Carry = &Carry{
-		Seq:              s.seq,
-		Current:          s.current,
-		History:          s.historyToCarry(),
-		Log:              s.conversationToCarry(),
-		ConversationFrom: s.conversationFrom,
-		ScriptTurn:       s.scriptTurn,
-		Resuming:         s.resuming,
-		TurnsUsed:        s.turnsUsed,
-		Runs:             s.runs,
-		Prompts:          s.prompts,
-	}
-	workflow.GetLogger(ctx).Info("Continuing as new", "seq", s.seq, "run", s.runs)
+	in.Carry = s.carry()
+	workflow.GetLogger(ctx).Info("Continuing as new", "seq", s.seq, "run", s.runs,
+		"snapshots", len(in.Carry.Snapshots), "queued", len(in.Carry.Inbox))
 	return Summary{}, workflow.NewContinueAsNewError(ctx, WorkflowType, in)
-}
-
-// The carry-over is the next run's input, and a payload over Temporal's blob
-// limit (2 MiB by default) would fail the workflow task for good; these keep
-// it well below whatever the session wrote.
-const (
-	historyTailBytes = 512 << 10
-	// itemOverheadBytes approximates an item's JSON beyond its content.
-	itemOverheadBytes = 32
-)
-
-// historyToCarry is the newest part of the snapshot history: at most
-// historyTail snapshots and about historyTailBytes, always the current one.
-func (s *session) historyToCarry() []todo.Snapshot {
-	start, size := len(s.history), 0
-	for start > 0 && len(s.history)-start < historyTail {
-		snap := &s.history[start-1]
-		for _, it := range snap.Todos {
-			size += len(it.Content) + itemOverheadBytes
-		}
-		if size > historyTailBytes && start < len(s.history) {
-			break
-		}
-		start--
-	}
-	return s.history[start:]
 }
 
 // conversationToCarry is what the model can still see. Writes are left out:

@@ -12,9 +12,6 @@ import (
 // it keeps at least the newest turn.
 func (s *session) fitConversation(ctx workflow.Context) {
 	budget := s.in.ConversationBudgetBytes
-	if budget <= 0 {
-		budget = defaultConversationBudget
-	}
 	start := s.windowStart()
 	size := 0
 	for i := start; i < len(s.log); i++ {

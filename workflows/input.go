@@ -9,6 +9,7 @@ import (
 
 // SessionInput starts an AgentSession. Every field is optional: a session
 // with no prompt simply owns a todo list that people and programs write.
+// Values out of the bounds below fail the session at start (input_bounds.go).
 type SessionInput struct {
 	// Prompt is a first user message; the agent starts working on it at once.
 	Prompt string `json:"prompt,omitempty"`
@@ -36,12 +37,15 @@ type SessionInput struct {
 }
 
 // Carry is the state a session keeps across continue-as-new: seq keeps
-// growing, the list and the tail of its history survive, and so does the
-// conversation that remains after trimming.
+// growing, the list and the tail of its history survive, and so do the
+// conversation that remains after trimming, the messages still queued and
+// the update IDs already answered. It is bounded (carry.go) whatever the
+// content, and holds each list once.
 type Carry struct {
-	Seq              int64              `json:"seq"`
-	Current          todo.State         `json:"current"`
-	History          []todo.Snapshot    `json:"history"`
+	Seq int64 `json:"seq"`
+	// Snapshots is the newest part of todo_history, oldest first; the last
+	// one is the current list.
+	Snapshots        []CarriedSnapshot  `json:"snapshots,omitempty"`
 	Log              []sessionlog.Event `json:"log"`
 	ConversationFrom int64              `json:"conversationFrom"`
 	ScriptTurn       int                `json:"scriptTurn"`
@@ -51,4 +55,27 @@ type Carry struct {
 	// prompt nobody was waiting on; the new run carries on with it.
 	Resuming  bool `json:"resuming,omitempty"`
 	TurnsUsed int  `json:"turnsUsed,omitempty"`
+	// Inbox holds the user messages nobody waits on that were queued when
+	// the previous run ended, in order.
+	Inbox []string `json:"inbox,omitempty"`
+	// Signals counts todo_write signals for the life of the session, so
+	// signal-<n> source IDs never repeat.
+	Signals int `json:"signals,omitempty"`
+	// Answered holds the newest todo_write and prompt update IDs and what
+	// they returned.
+	Answered []AnsweredUpdate `json:"answered,omitempty"`
+
+	// Current and History are how runs before changeSessionIntegrity carried
+	// the list; a run still reads them.
+	Current *todo.State     `json:"current,omitempty"`
+	History []todo.Snapshot `json:"history,omitempty"`
+}
+
+// CarriedSnapshot is a todo.Snapshot with its list packed (todo.Packed) and
+// its counts left to be recomputed.
+type CarriedSnapshot struct {
+	Seq    int64       `json:"seq"`
+	Todos  todo.Packed `json:"todos"`
+	At     time.Time   `json:"at"`
+	Source todo.Source `json:"source"`
 }

@@ -22,7 +22,9 @@ type Config struct {
 	SearchAttributes bool
 }
 
-// Summary is what a finished session returns.
+// Summary is what a finished session returns; a cancelled session returns it
+// as the details of its CanceledError, so the last plan is in the result the
+// CLI and the UI show.
 type Summary struct {
 	Todos   todo.State `json:"todos"`
 	Prompts int        `json:"prompts"`
@@ -31,14 +33,12 @@ type Summary struct {
 
 // AgentSession is the workflow that owns one agent's plan and conversation.
 // It lives until it is cancelled; it continues as new when its history grows,
-// carrying the list, seq, history tail and remaining conversation.
+// carrying the list, seq, history tail, remaining conversation, queued
+// messages and the update IDs it has answered.
 func (c *Config) AgentSession(ctx workflow.Context, in SessionInput) (Summary, error) {
 	s, err := newSession(ctx, c, in)
 	if err != nil {
 		return Summary{}, err
-	}
-	if in.Prompt != "" && in.Carry == nil {
-		s.inbox = append(s.inbox, &prompt{text: in.Prompt})
 	}
 	for {
 		err := workflow.Await(ctx, func() bool {
@@ -47,29 +47,36 @@ func (c *Config) AgentSession(ctx workflow.Context, in SessionInput) (Summary, e
 		if err != nil {
 			return s.finish(ctx, err)
 		}
-		switch {
-		case s.resuming || len(s.inbox) > 0:
-			if err := s.work(ctx); err != nil {
-				if errors.Is(err, errContinueAsNew) {
-					return s.continueAsNew(ctx)
-				}
+		if s.resuming || len(s.inbox) > 0 {
+			err := s.work(ctx)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, errContinueAsNew) {
 				return s.finish(ctx, err)
 			}
-		default:
-			if s.drainForContinueAsNew(ctx) {
+			if !s.integrity {
 				return s.continueAsNew(ctx)
 			}
+		}
+		if s.drainForContinueAsNew(ctx) {
+			return s.continueAsNew(ctx)
 		}
 	}
 }
 
-// finish ends the session once every in-flight handler has finished, so a
-// write the session accepted is never cut off by its cancellation.
+// finish ends the session once every in-flight handler and every delivered
+// signal has been handled, so a write the session accepted is never cut off
+// by its cancellation.
 func (s *session) finish(ctx workflow.Context, cause error) (Summary, error) {
 	done, _ := workflow.NewDisconnectedContext(ctx)
+	if s.integrity {
+		s.takeSignals(done)
+	}
 	_ = workflow.Await(done, func() bool { return workflow.AllHandlersFinished(done) && s.signalsInFlight == 0 })
 	if temporal.IsCanceledError(cause) {
 		workflow.GetLogger(ctx).Info("Session cancelled", "seq", s.seq)
+		return Summary{}, temporal.NewCanceledError(s.summary())
 	}
 	return s.summary(), cause
 }
@@ -77,15 +84,6 @@ func (s *session) finish(ctx workflow.Context, cause error) (Summary, error) {
 func (s *session) summary() Summary {
 	return Summary{Todos: s.current, Prompts: s.prompts, Runs: s.runs}
 }
-
-// Defaults for SessionInput's zero fields.
-const (
-	defaultMaxTurnsPerPrompt       = 25
-	defaultConversationBudget      = 256 << 10
-	defaultContinueAsNewAfterEvent = 10000
-	// historyTail is how many snapshots survive continue-as-new.
-	historyTail = 1000
-)
 
 // writeTimeout bounds one TodoWrite: a local activity that only validates.
 const writeTimeout = 10 * time.Second
@@ -96,17 +94,27 @@ const writeTimeout = 10 * time.Second
 type session struct {
 	cfg *Config
 	in  SessionInput
+	// integrity is changeSessionIntegrity's version for this run.
+	integrity bool
 
-	seq     int64
-	current todo.State
-	history []todo.Snapshot
-	log     []sessionlog.Event
+	seq, startSeq int64
+	current       todo.State
+	history       []todo.Snapshot
+	log           []sessionlog.Event
 
 	// Writes apply strictly in the order the workflow accepted them: each
 	// takes a ticket when its handler starts and waits for its turn.
 	nextTicket, serving int64
 	signalsInFlight     int
 	signalCount         int
+
+	todoWriteSignals, userMessageSignals workflow.ReceiveChannel
+
+	// answered remembers update IDs across continue-as-new; Temporal itself
+	// deduplicates them within one run only.
+	answered answeredUpdates
+	// task counts what the current workflow task's completion carries.
+	task taskBudget
 
 	useSearchAttributes bool
 	lastCounts          *todo.Counts
@@ -125,15 +133,28 @@ type session struct {
 func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, error) {
 	s := &session{cfg: cfg, in: in, runs: 1}
 	s.current = todo.State{Todos: []todo.Item{}}
-	if c := in.Carry; c != nil {
-		s.seq, s.current, s.history, s.log = c.Seq, c.Current, c.History, c.Log
-		s.conversationFrom, s.scriptTurn, s.runs = c.ConversationFrom, c.ScriptTurn, c.Runs+1
-		s.resuming, s.turnsUsed, s.prompts = c.Resuming, c.TurnsUsed, c.Prompts
-		if len(s.current.Todos) > 0 {
-			s.remind = sessionlog.ReminderContinuedAsNew
+	s.integrity = integrityVersion(ctx)
+	// A session's input is checked when it starts; a carried input was
+	// checked then (or predates the check, and is clamped by withDefaults).
+	if s.integrity && in.Carry == nil {
+		if err := in.validate(); err != nil {
+			return nil, err
 		}
-		s.in.Carry = nil
 	}
+	s.in = in.withDefaults()
+	if s.integrity && in.Carry != nil {
+		s.in = s.in.clamped()
+	}
+	if c := in.Carry; c != nil {
+		if err := s.restore(c); err != nil {
+			return nil, err
+		}
+	} else if in.Prompt != "" {
+		// Nobody waits on the first prompt: a start request returns at once.
+		s.inbox = append(s.inbox, &prompt{text: in.Prompt, waited: !s.integrity})
+	}
+	s.in.Carry = nil
+	s.startSeq = s.seq
 	// Whether search attributes exist is a fact about the cluster, not the
 	// workflow: record it once per run so a replay decides the same way.
 	enabled := cfg.SearchAttributes

@@ -1,46 +1,63 @@
 package workflows
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"math"
 	"strconv"
+	"strings"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
 // validateTodoWrite rejects a bad list before the update is accepted, so a
-// rejected update writes nothing to history.
+// rejected update writes nothing to history. Temporal does not run
+// validators on replay, so their rules may change between versions.
 func (s *session) validateTodoWrite(_ workflow.Context, args converter.RawValue) error {
 	_, err := todo.Parse([]byte(rawJSON(args)), s.cfg.Limits)
 	return err
 }
 
 func (s *session) onTodoWriteUpdate(ctx workflow.Context, args converter.RawValue) (todo.WriteResult, error) {
-	src := todo.Source{Kind: todo.SourceUpdate, ID: workflow.GetCurrentUpdateInfo(ctx).ID}
-	return s.write(ctx, s.takeTicket(), rawJSON(args), src)
+	id := workflow.GetCurrentUpdateInfo(ctx).ID
+	s.countTaskBytes(ctx, len(rawJSON(args)))
+	if s.integrity {
+		if a, ok := s.answered.lookup(UpdateTodoWrite, id); ok {
+			return s.repeatedWrite(a, rawJSON(args))
+		}
+	}
+	res, err := s.write(ctx, s.takeTicket(), rawJSON(args), todo.Source{Kind: todo.SourceUpdate, ID: id})
+	if err != nil {
+		return res, err
+	}
+	if s.integrity {
+		s.answered.remember(AnsweredUpdate{Name: UpdateTodoWrite, ID: id, Seq: res.Seq})
+		s.reserveTaskBytes(ctx, todo.EncodedSize(res.Todos)+len(res.Message)+96)
+	}
+	return res, nil
 }
 
-// receiveSignals takes both signals in one coroutine, in the order they
-// arrive: a live session costs a goroutine less than one receiver each.
-func (s *session) receiveSignals(ctx workflow.Context) {
-	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalTodoWrite), func(ch workflow.ReceiveChannel, _ bool) {
-		var args converter.RawValue
-		ch.Receive(ctx, &args)
-		s.acceptTodoWriteSignal(ctx, args)
-	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalUserMessage), func(ch workflow.ReceiveChannel, _ bool) {
-		s.queueUserMessage(ctx, ch)
-	})
-	for {
-		sel.Select(ctx)
+// repeatedWrite answers a todo_write retried after a continue-as-new with
+// what the first attempt returned, and applies nothing. The list is the
+// snapshot's while the history still holds it, else the retried request's
+// own arguments (a retry carries the same request).
+func (s *session) repeatedWrite(a AnsweredUpdate, args string) (todo.WriteResult, error) {
+	items, err := decodeAccepted(args)
+	if i, ok := s.snapshotIndex(a.Seq); ok {
+		items, err = s.history[i].Todos, nil
 	}
+	if err != nil {
+		return todo.WriteResult{}, err
+	}
+	counts := todo.CountOf(items)
+	return todo.WriteResult{Todos: items, Counts: counts, Message: todo.Message(counts), Seq: a.Seq}, nil
 }
 
 // acceptTodoWriteSignal applies a signalled list in its turn; an invalid one
@@ -82,30 +99,39 @@ func (s *session) write(ctx workflow.Context, ticket int64, args string, src tod
 	err := workflow.ExecuteLocalActivity(lactx, ActivityTodoWrite, activities.TodoWriteRequest{Arguments: args, Source: src}).Get(ctx, &res)
 	if err != nil {
 		if src.Kind != todo.SourceUpdate {
-			s.appendEvent(ctx, sessionlog.TodoRejected, sessionlog.TodoRejectedData{
-				Error: todo.ErrorMessage(err), Source: src, Arguments: jsonOrNil(args),
-			})
+			s.appendEvent(ctx, sessionlog.TodoRejected, rejectedData(err, src, args))
 		}
 		return todo.WriteResult{}, err
 	}
-	// The activity accepted these arguments; decoding them here again (with
-	// no limits, so a worker's changed limits cannot matter on replay) gives
+	// The activity accepted these arguments; decoding them here again gives
 	// the list without recording it in history a second time.
-	if res.Todos, err = todo.Parse([]byte(args), acceptedLimits); err != nil {
+	if res.Todos, err = decodeAccepted(args); err != nil {
 		return todo.WriteResult{}, err
 	}
 	res.Seq = s.apply(ctx, res.Todos, res.Counts, src)
 	return res, nil
 }
 
-// acceptedLimits lift every limit: they apply to a list TodoWrite accepted.
-var acceptedLimits = todo.Limits{MaxItems: math.MaxInt32, MaxContentBytes: math.MaxInt32, MaxTotalBytes: math.MaxInt32}
+// decodeAccepted reads the list out of arguments TodoWrite accepted. It is a
+// frozen decoder, deliberately not todo.Parse: on replay it reads writes that
+// an older validator accepted, and it must read them as they were applied
+// then, whatever the rules are today. encoding/json ignores keys it does not
+// know, which is what every version of the validator let through.
+func decodeAccepted(args string) ([]todo.Item, error) {
+	var v struct {
+		Todos []todo.Item `json:"todos"`
+	}
+	if err := json.Unmarshal([]byte(args), &v); err != nil {
+		return nil, err
+	}
+	if v.Todos == nil {
+		v.Todos = []todo.Item{}
+	}
+	return v.Todos, nil
+}
 
 // apply makes an accepted list the current one: the one with the highest seq.
 func (s *session) apply(ctx workflow.Context, items []todo.Item, counts todo.Counts, src todo.Source) int64 {
-	if items == nil {
-		items = []todo.Item{}
-	}
 	seq := s.appendEvent(ctx, sessionlog.TodoWrite, sessionlog.TodoWriteData{Todos: items, Source: src})
 	now := workflow.Now(ctx)
 	s.current = todo.State{Todos: items, Counts: counts, Seq: seq, UpdatedAt: now}
@@ -119,7 +145,7 @@ func (s *session) apply(ctx workflow.Context, items []todo.Item, counts todo.Cou
 
 // appendEvent adds one event to the session log and returns its seq.
 func (s *session) appendEvent(ctx workflow.Context, typ sessionlog.Type, data any) int64 {
-	raw, err := json.Marshal(data)
+	raw, err := payloads.Marshal(data)
 	if err != nil {
 		// Every data type is plain structs of strings and numbers.
 		panic(err)
@@ -129,10 +155,25 @@ func (s *session) appendEvent(ctx workflow.Context, typ sessionlog.Type, data an
 	return seq
 }
 
-// jsonOrNil keeps rejected arguments in the log when they are JSON at all.
-func jsonOrNil(s string) json.RawMessage {
-	if !json.Valid([]byte(s)) {
-		return nil
+// rejectedPrefixBytes is how much of a rejected payload the log keeps: a
+// rejected list can be megabytes, and the log is read back by queries and
+// model turns whose answers must stay far below Temporal's limits.
+const rejectedPrefixBytes = 1024
+
+// rejectedData records a rejected payload by its size, a hash and a prefix.
+func rejectedData(err error, src todo.Source, args string) sessionlog.TodoRejectedData {
+	sum := sha256.Sum256([]byte(args))
+	return sessionlog.TodoRejectedData{
+		Error: todo.ErrorMessage(err), Source: src,
+		ArgumentsBytes: len(args), ArgumentsSHA256: hex.EncodeToString(sum[:]),
+		ArgumentsPrefix: utf8Prefix(args, rejectedPrefixBytes),
 	}
-	return json.RawMessage(s)
+}
+
+// utf8Prefix is at most n bytes of s, cut at a character boundary.
+func utf8Prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }

@@ -1,0 +1,338 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/workflows"
+)
+
+// runInputs returns the input of every run of a session, oldest first.
+func (h *harness) runInputs(id string) []workflows.SessionInput {
+	h.t.Helper()
+	var out []workflows.SessionInput
+	runID := ""
+	for {
+		first := h.fetchHistory(id, runID).GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+		var in workflows.SessionInput
+		if err := json.Unmarshal(first.GetInput().GetPayloads()[0].GetData(), &in); err != nil {
+			h.t.Fatal(err)
+		}
+		out = append([]workflows.SessionInput{in}, out...)
+		if first.GetContinuedExecutionRunId() == "" {
+			return out
+		}
+		runID = first.GetContinuedExecutionRunId()
+	}
+}
+
+func (h *harness) runID(id string) string {
+	h.t.Helper()
+	d, err := h.c.DescribeWorkflowExecution(h.ctx(), id, "")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+}
+
+func (h *harness) signal(id, name string, arg any) {
+	h.t.Helper()
+	if err := h.c.SignalWorkflow(h.ctx(), id, "", name, arg); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// promptWithID is h.prompt with the update ID a retrying client would reuse.
+func (h *harness) promptWithID(id, updateID, text string) (string, error) {
+	h.t.Helper()
+	handle, err := h.c.UpdateWorkflow(h.ctx(), client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateID: updateID, UpdateName: workflows.UpdatePrompt, Args: []any{text},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return "", err
+	}
+	var answer string
+	err = handle.Get(h.ctx(), &answer)
+	return answer, err
+}
+
+// sourceCounts counts the snapshots of the history by source ID.
+func sourceCounts(hist []todo.Snapshot) map[string]int {
+	n := map[string]int{}
+	for _, sn := range hist {
+		n[sn.Source.ID]++
+	}
+	return n
+}
+
+func oneItemList(content string) string {
+	return fmt.Sprintf(`{"todos":[{"content":%q,"status":"pending"}]}`, content)
+}
+
+// TestSignalsInTheContinueAsNewTaskAreNotLost sends signals one at a time to
+// a session that continues as new every few writes. The signal that pushes a
+// run past its limit arrives in the very workflow task that decides to
+// continue as new; it used to be handed to the blocked receiver, unseen by
+// the drain, and lost with the run. Both signals are covered, and signal
+// source IDs stay unique across runs.
+func TestSignalsInTheContinueAsNewTaskAreNotLost(t *testing.T) {
+	t.Parallel()
+	cs := stepModel(t, 0)
+	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	id := uniqueID("signal-at-continue-as-new")
+	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30})
+
+	const writes, messages = 12, 8
+	for i := 1; i <= writes; i++ {
+		content := fmt.Sprintf("signalled %d", i)
+		h.signal(id, workflows.SignalTodoWrite, json.RawMessage(oneItemList(content)))
+		waitFor(t, func() bool { st := h.todos(id); return len(st.Todos) == 1 && st.Todos[0].Content == content })
+	}
+	for i := 1; i <= messages; i++ {
+		text := fmt.Sprintf("message %d", i)
+		h.signal(id, workflows.SignalUserMessage, text)
+		waitFor(t, func() bool { st := h.todos(id); return len(st.Todos) == 1 && st.Todos[0].Content == text+" step 1" })
+	}
+
+	if runs := len(h.runInputs(id)); runs < 4 {
+		t.Fatalf("%d runs: the test must cross continue-as-new several times", runs)
+	}
+	hist := h.history(id)
+	signals, model := 0, 0
+	for src, n := range sourceCounts(hist) {
+		if n != 1 {
+			t.Errorf("source %s applied %d times", src, n)
+		}
+		switch {
+		case strings.HasPrefix(src, "signal-"):
+			signals++
+		case strings.HasPrefix(src, "call_message"):
+			model++
+		}
+	}
+	if signals != writes || model != messages {
+		t.Fatalf("%d signalled writes and %d answered messages, want %d and %d", signals, model, writes, messages)
+	}
+	h.replay(id)
+}
+
+// TestContinueAsNewMidPromptKeepsEverythingQueued: a long first prompt (which
+// nobody waits on) crosses continue-as-new while user messages are queued;
+// then a prompt update and todo_write updates arrive while it still works.
+// The queued messages are carried and answered once each, the waiting prompt
+// gets its answer, every write is applied once.
+func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
+	t.Parallel()
+	cs := stepModel(t, 150*time.Millisecond)
+	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	id := uniqueID("mid-prompt-continue-as-new")
+	const first = "long 16: first task"
+	h.start(id, workflows.SessionInput{Prompt: first, ContinueAsNewAfterEvents: 40, MaxTurnsPerPrompt: 40})
+
+	waitFor(t, func() bool { return h.todos(id).Seq > 0 })
+	h.signal(id, workflows.SignalUserMessage, "queued one")
+	h.signal(id, workflows.SignalUserMessage, "queued two")
+	waitFor(t, func() bool { return len(h.runInputs(id)) >= 2 })
+
+	var wg sync.WaitGroup
+	var answer string
+	var promptErr error
+	wg.Go(func() { answer, promptErr = h.prompt(id, "waited three") })
+	seqs := make([]int64, 3)
+	for i := range seqs {
+		wg.Go(func() {
+			res, err := h.write(id, fmt.Sprint("mid-prompt-write-", i), oneItemList(fmt.Sprint("outside ", i)))
+			if err != nil {
+				t.Error(err)
+			}
+			seqs[i] = res.Seq
+		})
+	}
+	wg.Wait()
+	if promptErr != nil || answer != "done: waited three" {
+		t.Fatalf("waited prompt: %q, %v", answer, promptErr)
+	}
+	tasks := map[string]int{first: 16, "queued one": 1, "queued two": 1, "waited three": 1}
+	waitFor(t, func() bool {
+		n := sourceCounts(h.history(id))
+		for task, steps := range tasks {
+			if n[stepCallID(task, steps)] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+
+	counts := sourceCounts(h.history(id))
+	for task, steps := range tasks {
+		for k := 1; k <= steps; k++ {
+			if n := counts[stepCallID(task, k)]; n != 1 {
+				t.Errorf("%q step %d applied %d times", task, k, n)
+			}
+		}
+	}
+	for i, seq := range seqs {
+		if n := counts[fmt.Sprint("mid-prompt-write-", i)]; n != 1 || seq == 0 {
+			t.Errorf("write %d (seq %d) applied %d times", i, seq, n)
+		}
+	}
+	carried := false
+	for _, in := range h.runInputs(id) {
+		if c := in.Carry; c != nil && c.Resuming && len(c.Inbox) > 0 {
+			carried = true
+		}
+	}
+	if !carried {
+		t.Fatal("no run continued as new in the middle of the first prompt with messages queued")
+	}
+	h.replay(id)
+}
+
+// TestRetriedUpdatesAcrossContinueAsNewAreAnsweredOnce retries a todo_write
+// and a prompt with their update IDs after the session continued as new:
+// each gets its first answer, and nothing is applied or asked again.
+func TestRetriedUpdatesAcrossContinueAsNewAreAnsweredOnce(t *testing.T) {
+	t.Parallel()
+	cs := stepModel(t, 0)
+	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	id := uniqueID("retry-across-continue-as-new")
+	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30})
+
+	stale := oneItemList("the list a retry must not bring back")
+	first, err := h.write(id, "retried-write", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := h.promptWithID(id, "retried-prompt", "plan the release")
+	if err != nil || answer != "done: plan the release" {
+		t.Fatalf("prompt: %q, %v", answer, err)
+	}
+	requests := cs.count()
+	run := h.runID(id)
+	var latest todo.WriteResult
+	for i := 0; h.runID(id) == run; i++ {
+		if latest, err = h.write(id, "", oneItemList(fmt.Sprint("newer ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	again, err := h.write(id, "retried-write", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Seq != first.Seq || again.Message != first.Message || len(again.Todos) != 1 || again.Todos[0] != first.Todos[0] {
+		t.Fatalf("retried write answered %+v, first answer %+v", again, first)
+	}
+	if st := h.todos(id); st.Seq != latest.Seq || st.Todos[0].Content != latest.Todos[0].Content {
+		t.Fatalf("the retry changed the plan: %+v", st)
+	}
+	if n := sourceCounts(h.history(id))["retried-write"]; n != 1 {
+		t.Fatalf("retried write recorded %d times", n)
+	}
+	answer2, err := h.promptWithID(id, "retried-prompt", "plan the release")
+	if err != nil || answer2 != answer {
+		t.Fatalf("retried prompt: %q, %v; first answer %q", answer2, err, answer)
+	}
+	if cs.count() != requests {
+		t.Fatalf("the retried prompt asked the model again (%d requests, were %d)", cs.count(), requests)
+	}
+	h.replay(id)
+}
+
+// TestSessionInputOutOfBoundsFailsAtStart: out-of-range input fails the
+// session at once, naming the field.
+func TestSessionInputOutOfBoundsFailsAtStart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	for field, in := range map[string]workflows.SessionInput{
+		"continueAsNewAfterEvents": {ContinueAsNewAfterEvents: 1},
+		"maxTurnsPerPrompt":        {MaxTurnsPerPrompt: 100000},
+		"conversationBudgetBytes":  {ConversationBudgetBytes: 10},
+		"prompt":                   {Prompt: strings.Repeat("p", workflows.MaxPromptBytes+1)},
+		"scriptThinkTime":          {ScriptThinkTime: -time.Second},
+	} {
+		run := h.start(uniqueID("bad-input"), in)
+		err := run.Get(h.ctx(), nil)
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != workflows.ErrTypeInvalidSessionInput ||
+			!strings.HasPrefix(appErr.Message(), "invalid session input: "+field+" must be ") {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+}
+
+// TestCancelledSessionReturnsItsPlan: the summary travels as the
+// cancellation's details, so the last plan is in the result people see.
+func TestCancelledSessionReturnsItsPlan(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	id := uniqueID("cancel-summary")
+	run := h.start(id, workflows.SessionInput{})
+	res, err := h.write(id, "", oneItemList("Ship it"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.CancelWorkflow(h.ctx(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	err = run.Get(h.ctx(), nil)
+	var canceled *temporal.CanceledError
+	if !errors.As(err, &canceled) || !canceled.HasDetails() {
+		t.Fatalf("cancelled session returned %v", err)
+	}
+	var sum workflows.Summary
+	if err := canceled.Details(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Todos.Seq != res.Seq || len(sum.Todos.Todos) != 1 || sum.Todos.Todos[0].Content != "Ship it" {
+		t.Fatalf("summary %+v", sum)
+	}
+	h.replay(id)
+}
+
+// TestSlowModelTurnHeartbeats: a model that thinks longer than the heartbeat
+// interval is seen alive by Temporal and its answer arrives.
+func TestSlowModelTurnHeartbeats(t *testing.T) {
+	t.Parallel()
+	cs := newChatServer(t, func(int, chatRequest) (int, any) {
+		time.Sleep(activities.HeartbeatInterval + 2*time.Second)
+		return 200, completion("Thought it through.")
+	})
+	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	id := uniqueID("slow-model")
+	h.start(id, workflows.SessionInput{})
+	done := make(chan error, 1)
+	go func() { _, err := h.prompt(id, "think hard"); done <- err }()
+	heartbeat := false
+	for deadline := time.Now().Add(20 * time.Second); !heartbeat && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		d, err := h.c.DescribeWorkflowExecution(context.Background(), id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range d.GetPendingActivities() {
+			if a.GetActivityType().GetName() == workflows.ActivityModelTurn && a.GetLastHeartbeatTime() != nil &&
+				a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED {
+				heartbeat = true
+			}
+		}
+	}
+	if !heartbeat {
+		t.Fatal("no heartbeat from a model turn in progress")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

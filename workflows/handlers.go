@@ -1,0 +1,62 @@
+package workflows
+
+import (
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+// registerHandlers sets every query, update and signal receiver a session
+// answers; it runs before the session's first command.
+func (s *session) registerHandlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryTodos, func() (todo.State, error) {
+		return s.current, nil
+	}, workflow.QueryHandlerOptions{Description: "The current todo list: the accepted write with the highest seq."}); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryTodoHistory, func(req sessionlog.PageRequest) ([]todo.Snapshot, error) {
+		return sessionlog.Page(s.history, snapshotSeq, snapshotBytes, req), nil
+	}, workflow.QueryHandlerOptions{Description: `Accepted snapshots, oldest first, at most 1 MiB a page; optional {"afterSeq":N,"limit":M}.`}); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandlerWithOptions(ctx, QuerySessionLog, func(req sessionlog.PageRequest) ([]sessionlog.Event, error) {
+		return sessionlog.Page(s.log, sessionlog.EventSeq, sessionlog.EventBytes, req), nil
+	}, workflow.QueryHandlerOptions{Description: `Session events, oldest first, at most 1 MiB a page; optional {"afterSeq":N,"limit":M}.`}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateTodoWrite, s.onTodoWriteUpdate, workflow.UpdateHandlerOptions{
+		Validator:   s.validateTodoWrite,
+		Description: `Replace the whole todo list: {"todos":[{"content":"...","status":"pending|in_progress|completed"}]}.`,
+	}); err != nil {
+		return err
+	}
+	s.todoWriteSignals = workflow.GetSignalChannel(ctx, SignalTodoWrite)
+	s.userMessageSignals = workflow.GetSignalChannel(ctx, SignalUserMessage)
+	if s.integrity {
+		workflow.Go(ctx, s.receiveSignals)
+	} else {
+		workflow.Go(ctx, s.receiveSignalsLegacy)
+	}
+	return s.registerAgentHandlers(ctx)
+}
+
+func snapshotSeq(sn *todo.Snapshot) int64 { return sn.Seq }
+
+// snapshotBytes bounds a snapshot's encoded size, for byte-bounded pages.
+func snapshotBytes(sn *todo.Snapshot) int { return todo.EncodedSize(sn.Todos) + 160 }
+
+// snapshotIndex finds the snapshot recorded at seq.
+func (s *session) snapshotIndex(seq int64) (int, bool) {
+	return slices.BinarySearchFunc(s.history, seq, func(sn todo.Snapshot, seq int64) int {
+		switch {
+		case sn.Seq < seq:
+			return -1
+		case sn.Seq > seq:
+			return 1
+		}
+		return 0
+	})
+}

@@ -1,0 +1,24 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// Every change to what AgentSession does is guarded by a change ID, so that a
+// session already running when a new worker is deployed replays its history
+// exactly as it was written. Add a change ID (or a version of this one) for
+// each new change of commands; keep the code of older versions until no
+// running session needs it, and keep their recorded histories in
+// tests/testdata/histories (never overwritten) so CI replays them.
+const (
+	// changeSessionIntegrity covers: signals drained by the deciding
+	// coroutine before continue-as-new; continue-as-new in the middle of a
+	// prompt that drains and carries queued messages; the first prompt not
+	// waited on; update IDs remembered across continue-as-new; large update
+	// results spread over workflow tasks; validated session input; and
+	// continue-as-new only after a run has made progress.
+	changeSessionIntegrity = "session-integrity"
+)
+
+// integrityVersion is decided once per run, at its start.
+func integrityVersion(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeSessionIntegrity, workflow.DefaultVersion, 1) >= 1
+}
