@@ -16,7 +16,7 @@ import (
 // the process dies, so a crash never leaves a stale lock behind.
 func lockDataDir(dataDir string) (unlock func(), err error) {
 	path := filepath.Join(dataDir, dbFileName+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, filePerm)
 	if err != nil {
 		return nil, fmt.Errorf("opening lock file: %w", err)
 	}

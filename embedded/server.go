@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/temporal"
 )
 
@@ -31,7 +32,8 @@ const (
 // same ports as `temporal server start-dev`.
 type Options struct {
 	// DataDir holds the SQLite database (DataDir/temporal.db), created if
-	// missing. Empty keeps everything in memory, for tests.
+	// missing, readable by the owner only. Empty keeps everything in
+	// memory, for tests.
 	DataDir string
 	// FrontendAddress is the gRPC host:port; "127.0.0.1:0" picks a free
 	// port. Default DefaultFrontendAddress.
@@ -94,8 +96,11 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 		if opts.DataDir, err = filepath.Abs(opts.DataDir); err != nil {
 			return nil, fmt.Errorf("data dir: %w", err)
 		}
-		if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+		if err := os.MkdirAll(opts.DataDir, dataDirPerm); err != nil {
 			return nil, fmt.Errorf("creating data dir: %w", err)
+		}
+		if fi, err := os.Stat(opts.DataDir); err == nil {
+			warnIfShared(logger, opts.DataDir, fi)
 		}
 		if unlock, err = lockDataDir(opts.DataDir); err != nil {
 			return nil, err
@@ -107,11 +112,10 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 		}
 	}()
 
-	sqlConf, err := sqliteConfig(opts.DataDir)
+	sqlConf, err := openDatabase(ctx, opts.DataDir, logger, func(conf *config.SQL) error {
+		return ensureNamespace(ctx, conf, clusterName, opts.Namespace, opts.SearchAttributes)
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := ensureNamespace(ctx, sqlConf, clusterName, opts.Namespace, opts.SearchAttributes); err != nil {
 		return nil, err
 	}
 

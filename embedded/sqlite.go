@@ -1,9 +1,11 @@
 package embedded
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +13,6 @@ import (
 
 	"go.temporal.io/server/common/config"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
-	sqliteschema "go.temporal.io/server/schema/sqlite"
 )
 
 // dbFileName is fixed so a restart with the same DataDir finds the state.
@@ -22,40 +23,62 @@ const dbFileName = "temporal.db"
 // the same name would silently share state.
 var memoryDBSeq atomic.Int64
 
-// sqliteConfig builds the persistence config and, for a new file, creates the
-// schema: the server does not migrate an empty SQLite file on its own.
-// dataDir must exist and be absolute: the plugin keeps one connection per DSN
-// for the life of the process, and two spellings of one path would mean two
-// writers on one file.
-func sqliteConfig(dataDir string) (*config.SQL, error) {
+// openDatabase returns the persistence config for dataDir's database after
+// running setup (the namespace registration) on it. A missing database is
+// built whole in a temporary file first (see createDatabase); an existing
+// one is checked, since the server would otherwise fail on it in confusing
+// ways or, for a half-built one, run on a partial schema.
+//
+// dataDir must exist, be absolute and be locked: the plugin keeps one
+// connection per DSN for the life of the process, so two spellings of one
+// path would mean two writers on one file, and temporary files are only
+// ours to remove while no other server can be building one.
+func openDatabase(ctx context.Context, dataDir string, logger *slog.Logger, setup func(*config.SQL) error) (*config.SQL, error) {
 	if dataDir == "" {
-		return &config.SQL{
+		conf := &config.SQL{
 			PluginName: sqliteplugin.PluginName,
 			// "memory" also makes the plugin create the schema on first
 			// connect; "shared" lets every store in the server see it.
 			ConnectAttributes: map[string]string{"mode": "memory", "cache": "shared"},
 			DatabaseName:      "embedded-" + strconv.FormatInt(memoryDBSeq.Add(1), 10),
-		}, nil
+		}
+		return conf, setup(conf)
 	}
 
 	file := filepath.Join(dataDir, dbFileName)
-	conf := &config.SQL{
-		PluginName:        sqliteplugin.PluginName,
-		ConnectAttributes: map[string]string{"mode": "rwc"},
-		DatabaseName:      file,
+	removeLeftovers(file, logger)
+	if err := checkNotReplaced(file); err != nil {
+		return nil, err
 	}
-	_, err := os.Stat(file)
+	fi, err := os.Stat(file)
 	switch {
-	case err == nil:
-		return conf, nil
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+		if err := createDatabase(file, setup); err != nil {
+			return nil, err
+		}
+		return fileConfig(file), rememberDatabase(file)
+	case err != nil:
 		return nil, fmt.Errorf("checking database file: %w", err)
 	}
-	if err := sqliteschema.SetupSchema(conf); err != nil {
-		// A half-initialised file would be taken as a valid database on the
-		// next start and fail later in confusing ways; start over instead.
-		_ = os.Remove(file)
-		return nil, fmt.Errorf("creating schema in %s: %w", file, err)
+	warnIfShared(logger, file, fi)
+	if err := checkDatabase(ctx, file, fi); err != nil {
+		return nil, err
 	}
-	return conf, nil
+	if err := rememberDatabase(file); err != nil {
+		return nil, err
+	}
+	conf := fileConfig(file)
+	return conf, setup(conf)
+}
+
+// fileConfig is the server's config for an existing database file. Mode
+// "rw", not "rwc": only createDatabase makes the file, so if it vanishes the
+// server fails instead of starting on an empty file with no schema (and
+// with SQLite's default 0644 mode).
+func fileConfig(file string) *config.SQL {
+	return &config.SQL{
+		PluginName:        sqliteplugin.PluginName,
+		ConnectAttributes: map[string]string{"mode": "rw"},
+		DatabaseName:      file,
+	}
 }
