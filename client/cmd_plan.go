@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -31,6 +32,9 @@ func (a *app) write(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the TodoWriteResult JSON as the session returned it")
 	id, raw, c, err := a.listCommand(fs, &src, args)
 	if err != nil {
+		return err
+	}
+	if err := checkUpdateSize(raw); err != nil {
 		return err
 	}
 	if *updateID == "" {
@@ -188,4 +192,19 @@ func (a *app) watchPlan(ctx context.Context, id string, interval time.Duration, 
 		fmt.Fprintf(a.stderr, "session %s %s\n", id, closedText(closedErr))
 	}
 	return nil
+}
+
+// checkUpdateSize refuses a list the server would never deliver: an update
+// request over history.maxInFlightUpdatePayloads is answered with
+// ResourceExhausted, which the SDK retries until the deadline. Such a list
+// breaks a rule at the default limits, and that rule's message is the answer.
+func checkUpdateSize(raw []byte) error {
+	if len(raw) < embedded.MaxInFlightUpdatePayloads {
+		return nil
+	}
+	if _, err := todo.Parse(raw, todo.Limits{}); err != nil {
+		rej, _ := rejected(err)
+		return rej
+	}
+	return &exitError{code: 1, msg: fmt.Sprintf("client: the list is %d bytes as JSON; Temporal takes at most %d in one update", len(raw), embedded.MaxInFlightUpdatePayloads)}
 }

@@ -91,6 +91,13 @@ func TestClientCommandWritesShowsAndRejects(t *testing.T) {
 		t.Fatalf("duplicate: %q exit %d", errOut, code)
 	}
 
+	// A list too large for Temporal to carry gets its rule's message at
+	// once, without waiting on a server that would hold it back.
+	_, errOut, code = h.runClient("write", id, "--file", writeTemp(t, hugeList(600, 5000)))
+	if code != 1 || strings.TrimSpace(errOut) != `Error: invalid todos: at most 500 items (got 600)` {
+		t.Fatalf("3 MB write: %q exit %d", errOut, code)
+	}
+
 	out, _, code = h.runClient("todos", id, "--json")
 	var st todo.State
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Seq != 1 || st.Counts != (todo.Counts{Pending: 1, InProgress: 1, Completed: 1}) {
