@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/tools"
@@ -154,14 +155,14 @@ var modelPlan = []todo.Item{{Content: "Run the tests", Status: todo.InProgress},
 
 func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 	args := `{"todos":[{"content":"Run the tests","status":"completed"},{"content":"Fix <the> bug","status":"in_progress"}]}`
-	srv := newModelFakeServer(t, 200, modelCompletion("tool_calls", nil, [3]string{"call_xyz", tools.TodoWrite, args}))
-	first := sessionlog.Call{ID: "call_1", Name: tools.TodoWrite, Arguments: `{"todos":[{"content":"Run the tests","status":"in_progress"}]}`}
+	srv := newModelFakeServer(t, 200, modelCompletion("tool_calls", nil, [3]string{"call_xyz", contract.ToolTodoWrite, args}))
+	first := sessionlog.Call{ID: "call_1", Name: contract.ToolTodoWrite, Arguments: `{"todos":[{"content":"Run the tests","status":"in_progress"}]}`}
 	events := modelEvents(t,
 		sessionlog.UserMessage, sessionlog.MessageData{Text: "Fix the build"},
 		sessionlog.AssistantMessage, sessionlog.AssistantData{ToolCalls: []sessionlog.Call{first}},
 		sessionlog.ToolCall, first,
 		sessionlog.TodoWrite, sessionlog.TodoWriteData{Todos: modelPlan[:1]},
-		sessionlog.ToolResult, sessionlog.ToolResultData{ToolCallID: "call_1", Name: tools.TodoWrite, Content: "Updated todo list: 0 pending, 1 in progress, 0 completed."},
+		sessionlog.ToolResult, sessionlog.ToolResultData{ToolCallID: "call_1", Name: contract.ToolTodoWrite, Content: "Updated todo list: 0 pending, 1 in progress, 0 completed."},
 		sessionlog.TodoReminder, sessionlog.TodoReminderData{Reason: sessionlog.ReminderChangedOutside, Todos: modelPlan},
 		sessionlog.UserMessage, sessionlog.MessageData{Text: "Carry on"},
 		sessionlog.UserMessage, sessionlog.MessageData{Text: "after the window: must not be sent"},
@@ -172,7 +173,7 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := ModelTurnOutput{
-		Message:      sessionlog.AssistantData{ToolCalls: []sessionlog.Call{{ID: "call_xyz", Name: tools.TodoWrite, Arguments: args}}},
+		Message:      sessionlog.AssistantData{ToolCalls: []sessionlog.Call{{ID: "call_xyz", Name: contract.ToolTodoWrite, Arguments: args}}},
 		FinishReason: "tool_calls",
 		Requested:    6,
 	}
@@ -196,7 +197,7 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 		map[string]any{"role": "user", "content": "Fix the build"},
 		map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{
 			"id": "call_1", "type": "function",
-			"function": map[string]any{"name": tools.TodoWrite, "arguments": first.Arguments},
+			"function": map[string]any{"name": contract.ToolTodoWrite, "arguments": first.Arguments},
 		}}},
 		map[string]any{"role": "tool", "tool_call_id": "call_1", "content": "Updated todo list: 0 pending, 1 in progress, 0 completed."},
 		map[string]any{"role": "user", "content": reminder},
@@ -212,7 +213,7 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTools := []any{map[string]any{"type": "function", "function": map[string]any{
-		"name":        tools.TodoWrite,
+		"name":        contract.ToolTodoWrite,
 		"description": tools.Definitions()[0].Description,
 		"parameters":  schema,
 	}}}
@@ -230,15 +231,15 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 
 func TestModelTurnPassesMalformedArgumentsVerbatim(t *testing.T) {
 	bad := `{"todos": [{"content": "Run the tests", "status": "in_progress"},]` // trailing comma, unclosed
-	srv := newModelFakeServer(t, 200, modelCompletion("tool_calls", "Updating the plan.", [3]string{"call_bad", tools.TodoWrite, bad}, [3]string{"", tools.TodoWrite, "not json"}))
+	srv := newModelFakeServer(t, 200, modelCompletion("tool_calls", "Updating the plan.", [3]string{"call_bad", contract.ToolTodoWrite, bad}, [3]string{"", contract.ToolTodoWrite, "not json"}))
 	h := newModelHarness(t, srv, modelEvents(t, sessionlog.UserMessage, sessionlog.MessageData{Text: "go"}))
 	out, err := h.run(ModelTurnInput{FromSeq: 1, UpToSeq: 1}) // model from the config
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := sessionlog.AssistantData{Content: "Updating the plan.", ToolCalls: []sessionlog.Call{
-		{ID: "call_bad", Name: tools.TodoWrite, Arguments: bad},
-		{ID: "call_1_1", Name: tools.TodoWrite, Arguments: "not json"},
+		{ID: "call_bad", Name: contract.ToolTodoWrite, Arguments: bad},
+		{ID: "call_1_1", Name: contract.ToolTodoWrite, Arguments: "not json"},
 	}}
 	// The default system prompt, then the user message.
 	if !reflect.DeepEqual(out.Message, want) || out.Requested != 2 {
@@ -251,7 +252,7 @@ func TestModelTurnPassesMalformedArgumentsVerbatim(t *testing.T) {
 
 func TestModelTurnResendsMalformedArgumentsVerbatim(t *testing.T) {
 	bad := `{"todos": [oops`
-	call := sessionlog.Call{ID: "call_bad", Name: tools.TodoWrite, Arguments: bad}
+	call := sessionlog.Call{ID: "call_bad", Name: contract.ToolTodoWrite, Arguments: bad}
 	srv := newModelFakeServer(t, 200, modelCompletion("stop", "Fixed."))
 	h := newModelHarness(t, srv, modelEvents(t,
 		sessionlog.UserMessage, sessionlog.MessageData{Text: "go"},
@@ -367,7 +368,7 @@ func TestScriptedModelReplaysItsTurn(t *testing.T) {
 		pairs = append(pairs, sessionlog.UserMessage, sessionlog.MessageData{Text: fmt.Sprint("m", i)})
 	}
 	h := newModelHarness(t, nil, modelEvents(t, pairs...))
-	turn := &sessionlog.AssistantData{Content: "ok", ToolCalls: []sessionlog.Call{{ID: "s1", Name: tools.TodoWrite, Arguments: `{"todos":[`}}}
+	turn := &sessionlog.AssistantData{Content: "ok", ToolCalls: []sessionlog.Call{{ID: "s1", Name: contract.ToolTodoWrite, Arguments: `{"todos":[`}}}
 	out, err := h.run(ModelTurnInput{Model: ScriptedModel, SystemPrompt: "sys", FromSeq: 101, UpToSeq: 1150, Scripted: turn})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 )
 
@@ -106,7 +107,7 @@ type LogReader func(ctx context.Context, workflowID, runID string, req sessionlo
 // workflow.
 func QueryLogReader(c client.Client) LogReader {
 	return func(ctx context.Context, workflowID, runID string, req sessionlog.PageRequest) ([]sessionlog.Event, error) {
-		v, err := c.QueryWorkflow(ctx, workflowID, runID, sessionlog.QueryName, req)
+		v, err := c.QueryWorkflow(ctx, workflowID, runID, contract.QuerySessionLog, req)
 		if err != nil {
 			return nil, err
 		}

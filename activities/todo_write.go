@@ -7,13 +7,9 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 )
-
-// ownerWorkflowType is the only workflow type that may own a todo list. It
-// must equal workflows.WorkflowType; a test holds the two together (the
-// workflows package imports this one, so it cannot be imported here).
-const ownerWorkflowType = "AgentSession"
 
 // TodoWriteRequest is the input of the TodoWrite activity: the tool-call
 // arguments verbatim (a string, so malformed JSON from a model still travels)
@@ -51,6 +47,6 @@ func (t *Todos) TodoWrite(ctx context.Context, req TodoWriteRequest) (todo.Write
 // and another workflow type has no session to hold the list.
 func ownedBySession(info activity.Info) bool {
 	return info.WorkflowType != nil &&
-		info.WorkflowType.Name == ownerWorkflowType &&
+		info.WorkflowType.Name == contract.WorkflowType &&
 		info.WorkflowExecution.ID != ""
 }

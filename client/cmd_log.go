@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // pageFlags are the paging flags of `history` and `log`, sent as the
@@ -54,7 +54,7 @@ func (a *app) history(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	snaps, err := queryPages(ctx, a, id, workflows.QueryTodoHistory, req, func(s *todo.Snapshot) int64 { return s.Seq })
+	snaps, err := queryPages(ctx, a, id, contract.QueryTodoHistory, req, func(s *todo.Snapshot) int64 { return s.Seq })
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (a *app) log(ctx context.Context, args []string) error {
 		return err
 	}
 	if !*follow {
-		events, err := queryPages(ctx, a, id, workflows.QuerySessionLog, req, sessionlog.EventSeq)
+		events, err := queryPages(ctx, a, id, contract.QuerySessionLog, req, sessionlog.EventSeq)
 		if err != nil {
 			return err
 		}

@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // writeTimeout bounds a todo_write update: validation and one local
@@ -79,7 +79,7 @@ func (a *app) sendWrite(ctx context.Context, c client.Client, id, updateID strin
 	defer cancel()
 	h, err := c.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
 		WorkflowID:   id,
-		UpdateName:   workflows.UpdateTodoWrite,
+		UpdateName:   contract.UpdateTodoWrite,
 		UpdateID:     updateID,
 		Args:         []any{rawJSON(raw)},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -102,7 +102,7 @@ func (a *app) signalWrite(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.SignalWorkflow(ctx, id, "", workflows.SignalTodoWrite, rawJSON(raw)); err != nil {
+	if err := c.SignalWorkflow(ctx, id, "", contract.SignalTodoWrite, rawJSON(raw)); err != nil {
 		return a.sessionError(id, err)
 	}
 	_, err = fmt.Fprintln(a.stdout, "signalled")

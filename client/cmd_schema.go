@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/tools"
 )
 
@@ -33,7 +34,7 @@ func (a *app) schema(_ context.Context, args []string) error {
 // tools.Definitions() the model is offered, so the two cannot disagree.
 func todoWriteSchemaJSON() ([]byte, error) {
 	for _, d := range tools.Definitions() {
-		if d.Name != tools.TodoWrite {
+		if d.Name != contract.ToolTodoWrite {
 			continue
 		}
 		var b bytes.Buffer
@@ -45,5 +46,5 @@ func todoWriteSchemaJSON() ([]byte, error) {
 		}
 		return b.Bytes(), nil
 	}
-	return nil, fmt.Errorf("no %s tool among tools.Definitions()", tools.TodoWrite)
+	return nil, fmt.Errorf("no %s tool among tools.Definitions()", contract.ToolTodoWrite)
 }

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -53,7 +54,7 @@ func taskQueue() string {
 	if q := os.Getenv("AGENT_TASK_QUEUE"); q != "" {
 		return q
 	}
-	return workflows.TaskQueue
+	return contract.TaskQueue
 }
 
 // startSession starts an AgentSession and returns its ID.
@@ -73,7 +74,7 @@ func (a *app) startSession(ctx context.Context, id, queue string, in workflows.S
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		// The Temporal UI shows it beside the plan (User Metadata).
 		StaticSummary: sessionSummary(in),
-	}, workflows.WorkflowType, in)
+	}, contract.WorkflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return "", &exitError{code: 1, msg: fmt.Sprintf("client: session %q is already running", id)}
@@ -123,7 +124,7 @@ func (a *app) prompt(ctx context.Context, args []string) error {
 	// stops waiting (the session still answers, visible in `client log`).
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   id,
-		UpdateName:   workflows.UpdatePrompt,
+		UpdateName:   contract.UpdatePrompt,
 		Args:         []any{text},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -149,7 +150,7 @@ func (a *app) say(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.SignalWorkflow(ctx, id, "", workflows.SignalUserMessage, text); err != nil {
+	if err := c.SignalWorkflow(ctx, id, "", contract.SignalUserMessage, text); err != nil {
 		return a.sessionError(id, err)
 	}
 	_, err = fmt.Fprintln(a.stdout, "sent")

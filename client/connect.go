@@ -10,12 +10,9 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/log"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/payloads"
 )
-
-// defaultAddress is where the worker's embedded Temporal server listens when
-// nothing else is configured.
-const defaultAddress = "127.0.0.1:7233"
 
 // dialTimeout bounds the first connection: a server that is not there
 // should produce a hint, not a hang.
@@ -33,7 +30,7 @@ func (a *app) clientOptions() (client.Options, error) {
 		opts.HostPort = a.address
 	}
 	if opts.HostPort == "" {
-		opts.HostPort = defaultAddress
+		opts.HostPort = contract.DefaultFrontendAddress
 	}
 	if a.namespace != "" {
 		opts.Namespace = a.namespace

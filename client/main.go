@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/durabletodos/agenttodos/contract"
 )
 
 // command is one subcommand. Its run function parses its own flags, so every
@@ -121,7 +123,7 @@ API key settings, read as the Temporal CLI reads them. With no address:
 override them, before or after the command.
 
 Run 'client help COMMAND' or 'client COMMAND -h' for a command's flags.
-`, defaultAddress)
+`, contract.DefaultFrontendAddress)
 }
 
 // commandUsage prints a command's synopsis and its own flags; the global

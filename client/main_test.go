@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/tools"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // fakeClient answers the few calls a command makes, so command output can
@@ -110,7 +110,7 @@ func TestWriteSendsRawArgsAndPrintsTheResult(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
 	}
 	u := fc.updates[0]
-	if u.WorkflowID != "S1" || u.UpdateName != workflows.UpdateTodoWrite || u.UpdateID != "u-7" || u.WaitForStage != client.WorkflowUpdateStageCompleted {
+	if u.WorkflowID != "S1" || u.UpdateName != contract.UpdateTodoWrite || u.UpdateID != "u-7" || u.WaitForStage != client.WorkflowUpdateStageCompleted {
 		t.Fatalf("update %+v", u)
 	}
 	raw, ok := u.Args[0].(converter.RawValue)
@@ -166,7 +166,7 @@ func TestSignalSendsRawArgs(t *testing.T) {
 
 func TestTodosJSONIsTheQueryResultExactly(t *testing.T) {
 	state := `{"todos":[{"content":"a","status":"pending"}],"counts":{"pending":1,"inProgress":0,"completed":0},"seq":4,"updatedAt":"2025-01-02T03:04:05Z"}`
-	fc := &fakeClient{queries: map[string]string{workflows.QueryTodos: state}}
+	fc := &fakeClient{queries: map[string]string{contract.QueryTodos: state}}
 	a, out, _ := testApp(fc)
 	if code := a.main(context.Background(), []string{"todos", "S1", "--json"}); code != 0 {
 		t.Fatalf("exit %d", code)

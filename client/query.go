@@ -8,9 +8,9 @@ import (
 
 	"go.temporal.io/sdk/converter"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // queryTimeout bounds one query: a query needs a worker to answer, and
@@ -48,13 +48,13 @@ func (a *app) query(ctx context.Context, id, name string, out any, args ...any) 
 
 func (a *app) queryState(ctx context.Context, id string) ([]byte, todo.State, error) {
 	var st todo.State
-	raw, err := a.query(ctx, id, workflows.QueryTodos, &st)
+	raw, err := a.query(ctx, id, contract.QueryTodos, &st)
 	return raw, st, err
 }
 
 func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageRequest) ([]byte, []sessionlog.Event, error) {
 	var events []sessionlog.Event
-	raw, err := a.query(ctx, id, workflows.QuerySessionLog, &events, page)
+	raw, err := a.query(ctx, id, contract.QuerySessionLog, &events, page)
 	return raw, events, err
 }
 

@@ -16,14 +16,15 @@ import (
 
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/temporal"
+
+	"github.com/durabletodos/agenttodos/contract"
 )
 
-// Defaults match `temporal server start-dev` so the CLI and SDK defaults
-// reach the embedded server without flags.
+// The contract's default addresses (contract.DefaultFrontendAddress and
+// contract.DefaultUIAddress) match `temporal server start-dev`, so the CLI
+// and SDK defaults reach the embedded server without flags.
 const (
-	DefaultFrontendAddress = "127.0.0.1:7233"
-	DefaultUIAddress       = "127.0.0.1:8233"
-	DefaultNamespace       = "default"
+	DefaultNamespace = "default"
 	// UIDisabled as Options.UIAddress runs the server without the Web UI.
 	UIDisabled = "-"
 )
@@ -36,10 +37,10 @@ type Options struct {
 	// memory, for tests.
 	DataDir string
 	// FrontendAddress is the gRPC host:port; "127.0.0.1:0" picks a free
-	// port. Default DefaultFrontendAddress.
+	// port. Default contract.DefaultFrontendAddress.
 	FrontendAddress string
 	// UIAddress is the Web UI host:port; "127.0.0.1:0" picks a free port and
-	// UIDisabled turns the UI off. Default DefaultUIAddress.
+	// UIDisabled turns the UI off. Default contract.DefaultUIAddress.
 	UIAddress string
 	// Namespace is registered at start if missing. Default DefaultNamespace.
 	Namespace string
@@ -77,10 +78,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 func withDefaults(opts Options) Options {
 	if opts.FrontendAddress == "" {
-		opts.FrontendAddress = DefaultFrontendAddress
+		opts.FrontendAddress = contract.DefaultFrontendAddress
 	}
 	if opts.UIAddress == "" {
-		opts.UIAddress = DefaultUIAddress
+		opts.UIAddress = contract.DefaultUIAddress
 	}
 	if opts.Namespace == "" {
 		opts.Namespace = DefaultNamespace

@@ -10,9 +10,6 @@ import (
 	"github.com/durabletodos/agenttodos/todo"
 )
 
-// QueryName is the query that returns a page of the log.
-const QueryName = "session_log"
-
 // Type names what an event records.
 type Type string
 

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -18,7 +19,7 @@ import (
 func (h *harness) prompt(id, text string) (string, error) {
 	h.t.Helper()
 	handle, err := h.c.UpdateWorkflow(h.ctx(), client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: workflows.UpdatePrompt, Args: []any{text},
+		WorkflowID: id, UpdateName: contract.UpdatePrompt, Args: []any{text},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
@@ -197,7 +198,7 @@ func TestPlanSurvivesContinueAsNewAndTrimming(t *testing.T) {
 	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30, ConversationBudgetBytes: 6000, MaxTurnsPerPrompt: 50})
 	// A signal, not an update: nobody waits, so the prompt may cross runs.
-	if err := h.c.SignalWorkflow(h.ctx(), id, "", workflows.SignalUserMessage, "Do all the steps"); err != nil {
+	if err := h.c.SignalWorkflow(h.ctx(), id, "", contract.SignalUserMessage, "Do all the steps"); err != nil {
 		t.Fatal(err)
 	}
 	h.waitForAnswer(id, 1)

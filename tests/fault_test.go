@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -288,7 +289,7 @@ func writeOnce(h *harness, id, updateID, args string, limit time.Duration) (res 
 	handle, err := h.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   id,
 		UpdateID:     updateID,
-		UpdateName:   workflows.UpdateTodoWrite,
+		UpdateName:   contract.UpdateTodoWrite,
 		Args:         []any{json.RawMessage(args)},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -385,7 +386,7 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	// As a signal: the frontend refuses any signal input over the
 	// namespace's blob size limit (2 MiB by default) before any workflow
 	// code runs, so the caller is told at once and the log has nothing.
-	err = h.c.SignalWorkflow(h.ctx(), id, "", workflows.SignalTodoWrite, json.RawMessage(big))
+	err = h.c.SignalWorkflow(h.ctx(), id, "", contract.SignalTodoWrite, json.RawMessage(big))
 	if err == nil || !strings.Contains(err.Error(), "Blob data size exceeds limit") {
 		t.Fatalf("3 MB signal: got %v, want the server's blob size error", err)
 	}
@@ -398,7 +399,7 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	// The largest oversized list a signal can carry (about 1.8 MB, still
 	// rule 3) reaches the session: logged as todo/rejected, never applied.
 	admitted := hugeList(600, 3000)
-	if err := h.c.SignalWorkflow(h.ctx(), id, "", workflows.SignalTodoWrite, json.RawMessage(admitted)); err != nil {
+	if err := h.c.SignalWorkflow(h.ctx(), id, "", contract.SignalTodoWrite, json.RawMessage(admitted)); err != nil {
 		t.Fatalf("%d-byte signal: %v", len(admitted), err)
 	}
 	var log []sessionlog.Event

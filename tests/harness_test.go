@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/todo"
@@ -50,7 +51,7 @@ func newCluster(t testing.TB, extra dynamicconfig.StaticClient, opts ...temporal
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	attrs := map[string]enums.IndexedValueType{}
-	for _, name := range workflows.SearchAttributeNames {
+	for _, name := range contract.SearchAttributeNames {
 		attrs[name] = enums.INDEXED_VALUE_TYPE_INT
 	}
 	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
@@ -116,7 +117,7 @@ func (h *harness) start(id string, in workflows.SessionInput) client.WorkflowRun
 	h.t.Helper()
 	run, err := h.c.ExecuteWorkflow(h.ctx(), client.StartWorkflowOptions{
 		ID: id, TaskQueue: h.queue,
-	}, workflows.WorkflowType, in)
+	}, contract.WorkflowType, in)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -58,7 +59,7 @@ func (h *harness) signal(id, name string, arg any) {
 func (h *harness) promptWithID(id, updateID, text string) (string, error) {
 	h.t.Helper()
 	handle, err := h.c.UpdateWorkflow(h.ctx(), client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateID: updateID, UpdateName: workflows.UpdatePrompt, Args: []any{text},
+		WorkflowID: id, UpdateID: updateID, UpdateName: contract.UpdatePrompt, Args: []any{text},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
@@ -98,12 +99,12 @@ func TestSignalsInTheContinueAsNewTaskAreNotLost(t *testing.T) {
 	const writes, messages = 12, 8
 	for i := 1; i <= writes; i++ {
 		content := fmt.Sprintf("signalled %d", i)
-		h.signal(id, workflows.SignalTodoWrite, json.RawMessage(oneItemList(content)))
+		h.signal(id, contract.SignalTodoWrite, json.RawMessage(oneItemList(content)))
 		waitFor(t, func() bool { st := h.todos(id); return len(st.Todos) == 1 && st.Todos[0].Content == content })
 	}
 	for i := 1; i <= messages; i++ {
 		text := fmt.Sprintf("message %d", i)
-		h.signal(id, workflows.SignalUserMessage, text)
+		h.signal(id, contract.SignalUserMessage, text)
 		waitFor(t, func() bool { st := h.todos(id); return len(st.Todos) == 1 && st.Todos[0].Content == text+" step 1" })
 	}
 
@@ -143,8 +144,8 @@ func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 	h.start(id, workflows.SessionInput{Prompt: first, ContinueAsNewAfterEvents: 40, MaxTurnsPerPrompt: 40})
 
 	waitFor(t, func() bool { return h.todos(id).Seq > 0 })
-	h.signal(id, workflows.SignalUserMessage, "queued one")
-	h.signal(id, workflows.SignalUserMessage, "queued two")
+	h.signal(id, contract.SignalUserMessage, "queued one")
+	h.signal(id, contract.SignalUserMessage, "queued two")
 	waitFor(t, func() bool { return len(h.runInputs(id)) >= 2 })
 
 	var wg sync.WaitGroup
@@ -323,7 +324,7 @@ func TestSlowModelTurnHeartbeats(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range d.GetPendingActivities() {
-			if a.GetActivityType().GetName() == workflows.ActivityModelTurn && a.GetLastHeartbeatTime() != nil &&
+			if a.GetActivityType().GetName() == contract.ActivityModelTurn && a.GetLastHeartbeatTime() != nil &&
 				a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED {
 				heartbeat = true
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -45,13 +46,13 @@ func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 	})
 	wg.Go(func() {
 		for i := range signals {
-			h.signal(id, workflows.SignalTodoWrite, json.RawMessage(oneItemList(fmt.Sprint("haul-signal-", i))))
+			h.signal(id, contract.SignalTodoWrite, json.RawMessage(oneItemList(fmt.Sprint("haul-signal-", i))))
 			pace(i)
 		}
 	})
 	wg.Go(func() {
 		for i := range messages {
-			h.signal(id, workflows.SignalUserMessage, fmt.Sprintf("long %d: message %d", steps, i))
+			h.signal(id, contract.SignalUserMessage, fmt.Sprintf("long %d: message %d", steps, i))
 			pace(i * 7)
 		}
 	})

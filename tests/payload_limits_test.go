@@ -11,6 +11,7 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -137,7 +138,7 @@ func TestLargeRejectedSignalsKeepReadsAndTurnsWorking(t *testing.T) {
 	}
 	big := []string{hugeList(600, 2500), strings.Replace(hugeList(600, 2500), "item 0000", "item ZZZZ", 1)}
 	for _, list := range big {
-		h.signal(id, workflows.SignalTodoWrite, json.RawMessage(list))
+		h.signal(id, contract.SignalTodoWrite, json.RawMessage(list))
 	}
 	var rejected []sessionlog.TodoRejectedData
 	waitFor(t, func() bool {

@@ -10,9 +10,9 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/durabletodos/agenttodos/workflows"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 var recordHistories = flag.Bool("record-histories", false, "add the histories of replay-worthy sessions to testdata/histories (never overwriting one)")

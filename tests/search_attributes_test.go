@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -48,7 +49,7 @@ func TestSessionsRunWithoutRegisteredSearchAttributes(t *testing.T) {
 	h := &harness{t: t, c: c, queue: "no-sa", worker: w}
 	var run client.WorkflowRun
 	waitFor(t, func() bool {
-		run, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "no-sa-session", TaskQueue: "no-sa"}, workflows.WorkflowType, workflows.SessionInput{})
+		run, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "no-sa-session", TaskQueue: "no-sa"}, contract.WorkflowType, workflows.SessionInput{})
 		return err == nil
 	})
 	defer func() { _ = c.CancelWorkflow(context.Background(), run.GetID(), "") }()

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -51,21 +52,21 @@ var updateCounter atomic.Int64
 func (h *harness) todos(id string) todo.State {
 	h.t.Helper()
 	var st todo.State
-	h.query(id, workflows.QueryTodos, &st)
+	h.query(id, contract.QueryTodos, &st)
 	return st
 }
 
 func (h *harness) history(id string, req ...sessionlog.PageRequest) []todo.Snapshot {
 	h.t.Helper()
 	var snaps []todo.Snapshot
-	h.query(id, workflows.QueryTodoHistory, &snaps, req...)
+	h.query(id, contract.QueryTodoHistory, &snaps, req...)
 	return snaps
 }
 
 func (h *harness) sessionLog(id string, req ...sessionlog.PageRequest) []sessionlog.Event {
 	h.t.Helper()
 	var events []sessionlog.Event
-	h.query(id, workflows.QuerySessionLog, &events, req...)
+	h.query(id, contract.QuerySessionLog, &events, req...)
 	return events
 }
 
@@ -162,7 +163,7 @@ func TestSignalWritesAndRejectsWithoutApplying(t *testing.T) {
 	id := "signal-writes"
 	h.start(id, workflows.SessionInput{})
 	mustSignal := func(args string) {
-		if err := h.c.SignalWorkflow(h.ctx(), id, "", workflows.SignalTodoWrite, json.RawMessage(args)); err != nil {
+		if err := h.c.SignalWorkflow(h.ctx(), id, "", contract.SignalTodoWrite, json.RawMessage(args)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +279,7 @@ func TestSameUpdateIDAppliedOnce(t *testing.T) {
 func intruder(ctx workflow.Context) (string, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	var res todo.WriteResult
-	err := workflow.ExecuteActivity(ctx, workflows.ActivityTodoWrite, activities.TodoWriteRequest{
+	err := workflow.ExecuteActivity(ctx, contract.ActivityTodoWrite, activities.TodoWriteRequest{
 		Arguments: `{"todos":[{"content":"not mine","status":"pending"}]}`,
 	}).Get(ctx, &res)
 	if err != nil {
@@ -307,7 +308,7 @@ func TestTodoWriteRejectsCallersThatAreNotSessions(t *testing.T) {
 	// A standalone activity, started by a client with no workflow at all.
 	handle, err := h.c.ExecuteActivity(h.ctx(), client.StartActivityOptions{
 		ID: "standalone-todo-write", TaskQueue: h.queue, StartToCloseTimeout: 10 * time.Second,
-	}, workflows.ActivityTodoWrite, activities.TodoWriteRequest{Arguments: `{"todos":[]}`})
+	}, contract.ActivityTodoWrite, activities.TodoWriteRequest{Arguments: `{"todos":[]}`})
 	if err != nil {
 		t.Fatalf("start standalone activity: %v", err)
 	}

@@ -1,5 +1,7 @@
 package todo
 
+import "github.com/durabletodos/agenttodos/contract"
+
 // Limits bound what one todo_write may carry. A zero field takes its default.
 type Limits struct {
 	// MaxItems is the most items one list may hold (rule 3).
@@ -10,23 +12,16 @@ type Limits struct {
 	MaxTotalBytes int
 }
 
-// The documented defaults.
-const (
-	DefaultMaxItems        = 500
-	DefaultMaxContentBytes = 4096
-	DefaultMaxTotalBytes   = 262144
-)
-
 // WithDefaults fills every zero field with its default.
 func (l Limits) WithDefaults() Limits {
 	if l.MaxItems <= 0 {
-		l.MaxItems = DefaultMaxItems
+		l.MaxItems = contract.DefaultMaxItems
 	}
 	if l.MaxContentBytes <= 0 {
-		l.MaxContentBytes = DefaultMaxContentBytes
+		l.MaxContentBytes = contract.DefaultMaxContentBytes
 	}
 	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = DefaultMaxTotalBytes
+		l.MaxTotalBytes = contract.DefaultMaxTotalBytes
 	}
 	return l
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/durabletodos/agenttodos/contract"
 )
 
 func TestPackRoundTrips(t *testing.T) {
@@ -39,11 +41,11 @@ func TestPackRoundTrips(t *testing.T) {
 func TestPackedSizeIsBoundedByContent(t *testing.T) {
 	items := make([]Item, 64)
 	for i := range items {
-		items[i] = Item{Content: strings.Repeat("\x01", DefaultMaxContentBytes), Status: Pending}
+		items[i] = Item{Content: strings.Repeat("\x01", contract.DefaultMaxContentBytes), Status: Pending}
 	}
 	packed := Pack(items)
 	asJSON, _ := json.Marshal(items)
-	if len(packed) > 64*(DefaultMaxContentBytes+3) {
+	if len(packed) > 64*(contract.DefaultMaxContentBytes+3) {
 		t.Fatalf("packed %d bytes", len(packed))
 	}
 	if len(asJSON) < 6*len(packed)-1000 {

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/durabletodos/agenttodos/contract"
 )
 
 // Parse decodes the raw arguments of a todo_write call strictly and applies
@@ -73,7 +75,7 @@ const maxPooledBytes = 1 << 20
 func (s *scanner) release() {
 	s.dec.Reset(&s.idle) // drop the reference to the caller's bytes
 	clear(s.seen)
-	if cap(s.contents) > maxPooledBytes || cap(s.items) > 4*DefaultMaxItems {
+	if cap(s.contents) > maxPooledBytes || cap(s.items) > 4*contract.DefaultMaxItems {
 		return
 	}
 	s.items = s.items[:0]
@@ -312,7 +314,7 @@ func (s *scanner) firstDuplicate(items []Item) (string, bool) {
 		return "", false
 	}
 	if s.seen == nil {
-		s.seen = make(map[string]struct{}, DefaultMaxItems)
+		s.seen = make(map[string]struct{}, contract.DefaultMaxItems)
 	}
 	for _, it := range items {
 		if _, ok := s.seen[it.Content]; ok {

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/durabletodos/agenttodos/contract"
 )
 
 func TestParseRejectsWithContractMessages(t *testing.T) {
-	long := strings.Repeat("x", DefaultMaxContentBytes+1)
-	many := `{"todos":[` + strings.Repeat(`1,`, DefaultMaxItems) + `1]}`
+	long := strings.Repeat("x", contract.DefaultMaxContentBytes+1)
+	many := `{"todos":[` + strings.Repeat(`1,`, contract.DefaultMaxItems) + `1]}`
 	var big strings.Builder
 	big.WriteString(`{"todos":[`)
 	for i := 0; i < 70; i++ {

@@ -6,11 +6,9 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-)
 
-// TodoWrite is the name of the plan tool: the model calls it, the workflow
-// routes the call to the TodoWrite activity.
-const TodoWrite = "todo_write"
+	"github.com/durabletodos/agenttodos/contract"
+)
 
 // Definition is one tool as the model sees it, provider-neutral: Parameters is
 // a JSON Schema object.
@@ -86,7 +84,7 @@ func compactJSON(s string) []byte {
 // change what every later request sends.
 func Definitions() []Definition {
 	return []Definition{{
-		Name:        TodoWrite,
+		Name:        contract.ToolTodoWrite,
 		Description: todoWriteDescription,
 		Parameters:  bytes.Clone(todoWriteSchema),
 	}}

@@ -8,14 +8,15 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
 func todoWriteDefinition(t *testing.T) Definition {
 	t.Helper()
 	defs := Definitions()
-	if len(defs) != 1 || defs[0].Name != TodoWrite {
-		t.Fatalf("definitions %+v, want exactly %q", defs, TodoWrite)
+	if len(defs) != 1 || defs[0].Name != contract.ToolTodoWrite {
+		t.Fatalf("definitions %+v, want exactly %q", defs, contract.ToolTodoWrite)
 	}
 	return defs[0]
 }

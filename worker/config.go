@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // config is the worker's own settings; the Temporal connection itself comes
@@ -28,14 +28,14 @@ type config struct {
 func parseConfig(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.StringVar(&c.TaskQueue, "task-queue", envOr("AGENT_TASK_QUEUE", workflows.TaskQueue), "task queue to poll")
-	fs.IntVar(&c.Limits.MaxItems, "max-items", todo.DefaultMaxItems, "most items one todo_write may carry")
-	fs.IntVar(&c.Limits.MaxContentBytes, "max-content-bytes", todo.DefaultMaxContentBytes, "longest content of one item, in bytes")
-	fs.IntVar(&c.Limits.MaxTotalBytes, "max-total-bytes", todo.DefaultMaxTotalBytes, "most content bytes of one list")
+	fs.StringVar(&c.TaskQueue, "task-queue", envOr("AGENT_TASK_QUEUE", contract.TaskQueue), "task queue to poll")
+	fs.IntVar(&c.Limits.MaxItems, "max-items", contract.DefaultMaxItems, "most items one todo_write may carry")
+	fs.IntVar(&c.Limits.MaxContentBytes, "max-content-bytes", contract.DefaultMaxContentBytes, "longest content of one item, in bytes")
+	fs.IntVar(&c.Limits.MaxTotalBytes, "max-total-bytes", contract.DefaultMaxTotalBytes, "most content bytes of one list")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("AGENT_LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("AGENT_DATA_DIR", defaultDataDir()), "embedded server: directory of its SQLite file")
-	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", "127.0.0.1:7233"), "embedded server: gRPC frontend address")
-	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", "127.0.0.1:8233"), `embedded server: Web UI address ("-" for none)`)
+	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", contract.DefaultFrontendAddress), "embedded server: gRPC frontend address")
+	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", contract.DefaultUIAddress), `embedded server: Web UI address ("-" for none)`)
 	fs.DurationVar(&c.StartTimeout, "start-timeout", 2*time.Minute, "embedded server: how long start-up may take")
 	return c, fs.Parse(args)
 }

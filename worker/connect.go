@@ -9,9 +9,9 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/log"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/payloads"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // connection is the Temporal cluster the worker runs on: a configured one, or
@@ -55,7 +55,7 @@ func connect(ctx context.Context, cfg config, logger *slog.Logger) (*connection,
 			FrontendAddress:  cfg.FrontendAddress,
 			UIAddress:        cfg.UIAddress,
 			Namespace:        opts.Namespace,
-			SearchAttributes: workflows.SearchAttributeNames,
+			SearchAttributes: contract.SearchAttributeNames,
 			Logger:           logger.With("component", "temporal-server"),
 		})
 		if err != nil {

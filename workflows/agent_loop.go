@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -47,7 +48,7 @@ const (
 var errContinueAsNew = errors.New("continue as new")
 
 func (s *session) registerAgentHandlers(ctx workflow.Context) error {
-	return workflow.SetUpdateHandlerWithOptions(ctx, UpdatePrompt, s.onPrompt, workflow.UpdateHandlerOptions{
+	return workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdatePrompt, s.onPrompt, workflow.UpdateHandlerOptions{
 		Validator:   func(_ workflow.Context, text string) error { return checkPrompt(text) },
 		Description: "Send a user message and wait for the assistant's final answer to it.",
 	})
@@ -68,7 +69,7 @@ func checkPrompt(text string) error {
 func (s *session) onPrompt(ctx workflow.Context, text string) (string, error) {
 	id := workflow.GetCurrentUpdateInfo(ctx).ID
 	if s.integrity {
-		if a, ok := s.answered.lookup(UpdatePrompt, id); ok {
+		if a, ok := s.answered.lookup(contract.UpdatePrompt, id); ok {
 			return a.result()
 		}
 	}
@@ -200,6 +201,6 @@ func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, e
 		},
 	})
 	var out activities.ModelTurnOutput
-	err := workflow.ExecuteActivity(actx, ActivityModelTurn, in).Get(ctx, &out)
+	err := workflow.ExecuteActivity(actx, contract.ActivityModelTurn, in).Get(ctx, &out)
 	return out, err
 }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -22,9 +23,9 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	cfg := &Config{}
-	env.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: WorkflowType})
-	env.RegisterActivityWithOptions((&activities.Todos{}).TodoWrite, activity.RegisterOptions{Name: ActivityTodoWrite})
-	env.RegisterActivityWithOptions((&activities.Models{}).ModelTurn, activity.RegisterOptions{Name: ActivityModelTurn})
+	env.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: contract.WorkflowType})
+	env.RegisterActivityWithOptions((&activities.Todos{}).TodoWrite, activity.RegisterOptions{Name: contract.ActivityTodoWrite})
+	env.RegisterActivityWithOptions((&activities.Models{}).ModelTurn, activity.RegisterOptions{Name: contract.ActivityModelTurn})
 	return env
 }
 
@@ -51,7 +52,7 @@ func (u *updateResult) callbacks() *testsuite.TestUpdateCallback {
 // the workflow as raw bytes.
 func sendWrite(env *testsuite.TestWorkflowEnvironment, id, args string) *updateResult {
 	u := &updateResult{}
-	env.UpdateWorkflow(UpdateTodoWrite, id, u.callbacks(), rawArgs(args))
+	env.UpdateWorkflow(contract.UpdateTodoWrite, id, u.callbacks(), rawArgs(args))
 	return u
 }
 
@@ -61,7 +62,7 @@ func rawArgs(args string) converter.RawValue {
 
 func queryState(t *testing.T, env *testsuite.TestWorkflowEnvironment) todo.State {
 	t.Helper()
-	v, err := env.QueryWorkflow(QueryTodos)
+	v, err := env.QueryWorkflow(contract.QueryTodos)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func queryHistory(t *testing.T, env *testsuite.TestWorkflowEnvironment, req ...s
 	for _, r := range req {
 		args = append(args, r)
 	}
-	v, err := env.QueryWorkflow(QueryTodoHistory, args...)
+	v, err := env.QueryWorkflow(contract.QueryTodoHistory, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func queryHistory(t *testing.T, env *testsuite.TestWorkflowEnvironment, req ...s
 
 func queryLog(t *testing.T, env *testsuite.TestWorkflowEnvironment) []sessionlog.Event {
 	t.Helper()
-	v, err := env.QueryWorkflow(QuerySessionLog)
+	v, err := env.QueryWorkflow(contract.QuerySessionLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func run(t *testing.T, env *testsuite.TestWorkflowEnvironment, steps ...func()) 
 		env.RegisterDelayedCallback(step, time.Duration(i+1)*time.Second)
 	}
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Duration(len(steps)+1)*time.Second)
-	env.ExecuteWorkflow(WorkflowType, SessionInput{})
+	env.ExecuteWorkflow(contract.WorkflowType, SessionInput{})
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("session did not end after cancel")
 	}
@@ -189,11 +190,11 @@ func TestUpdateValidatorRejectsWithContractMessageAndWritesNothing(t *testing.T)
 func TestSignalAppliesValidAndLogsRejected(t *testing.T) {
 	env := newEnv(t)
 	run(t, env, func() {
-		env.SignalWorkflow(SignalTodoWrite, rawArgs(`{"todos":[{"content":"from a signal","status":"completed"}]}`))
+		env.SignalWorkflow(contract.SignalTodoWrite, rawArgs(`{"todos":[{"content":"from a signal","status":"completed"}]}`))
 	}, func() {
-		env.SignalWorkflow(SignalTodoWrite, rawArgs(`{"todos":[{"content":"x","status":"bogus"}]}`))
+		env.SignalWorkflow(contract.SignalTodoWrite, rawArgs(`{"todos":[{"content":"x","status":"bogus"}]}`))
 	}, func() {
-		env.SignalWorkflow(SignalTodoWrite, "not an object")
+		env.SignalWorkflow(contract.SignalTodoWrite, "not an object")
 	}, func() {
 		st := queryState(t, env)
 		if st.Seq != 1 || st.Todos[0].Content != "from a signal" || st.Counts.Completed != 1 {
@@ -263,7 +264,7 @@ func TestCancelFinishesInFlightWritesFirst(t *testing.T) {
 		}
 		env.CancelWorkflow()
 	}, time.Second)
-	env.ExecuteWorkflow(WorkflowType, SessionInput{})
+	env.ExecuteWorkflow(contract.WorkflowType, SessionInput{})
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("session did not end")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -83,7 +84,7 @@ func (u *answeredUpdates) newest(budget int) []AnsweredUpdate {
 
 // promptAnswer records what a prompt update returned.
 func promptAnswer(id string, seq int64, answer string, err error) AnsweredUpdate {
-	a := AnsweredUpdate{Name: UpdatePrompt, ID: id, Seq: seq, Answer: answer}
+	a := AnsweredUpdate{Name: contract.UpdatePrompt, ID: id, Seq: seq, Answer: answer}
 	if err != nil {
 		a.Answer, a.Error = "", todo.ErrorMessage(err)
 		if appErr, ok := errors.AsType[*temporal.ApplicationError](err); ok {

@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 )
 
@@ -74,7 +75,7 @@ func (s *session) continueAsNew(ctx workflow.Context) (Summary, error) {
 	in.Carry = s.carry()
 	workflow.GetLogger(ctx).Info("Continuing as new", "seq", s.seq, "run", s.runs,
 		"snapshots", len(in.Carry.Snapshots), "queued", len(in.Carry.Inbox))
-	return Summary{}, workflow.NewContinueAsNewError(ctx, WorkflowType, in)
+	return Summary{}, workflow.NewContinueAsNewError(ctx, contract.WorkflowType, in)
 }
 
 // conversationToCarry is what the model can still see. Writes are left out:

@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -12,29 +13,29 @@ import (
 // registerHandlers sets every query, update and signal receiver a session
 // answers; it runs before the session's first command.
 func (s *session) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryTodos, func() (todo.State, error) {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QueryTodos, func() (todo.State, error) {
 		return s.current, nil
 	}, workflow.QueryHandlerOptions{Description: "The current todo list: the accepted write with the highest seq."}); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryTodoHistory, func(req sessionlog.PageRequest) ([]todo.Snapshot, error) {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QueryTodoHistory, func(req sessionlog.PageRequest) ([]todo.Snapshot, error) {
 		return sessionlog.Page(s.history, snapshotSeq, snapshotBytes, req), nil
 	}, workflow.QueryHandlerOptions{Description: `Accepted snapshots, oldest first, at most 1 MiB a page; optional {"afterSeq":N,"limit":M}.`}); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandlerWithOptions(ctx, QuerySessionLog, func(req sessionlog.PageRequest) ([]sessionlog.Event, error) {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QuerySessionLog, func(req sessionlog.PageRequest) ([]sessionlog.Event, error) {
 		return sessionlog.Page(s.log, sessionlog.EventSeq, sessionlog.EventBytes, req), nil
 	}, workflow.QueryHandlerOptions{Description: `Session events, oldest first, at most 1 MiB a page; optional {"afterSeq":N,"limit":M}.`}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateTodoWrite, s.onTodoWriteUpdate, workflow.UpdateHandlerOptions{
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateTodoWrite, s.onTodoWriteUpdate, workflow.UpdateHandlerOptions{
 		Validator:   s.validateTodoWrite,
 		Description: `Replace the whole todo list: {"todos":[{"content":"...","status":"pending|in_progress|completed"}]}.`,
 	}); err != nil {
 		return err
 	}
-	s.todoWriteSignals = workflow.GetSignalChannel(ctx, SignalTodoWrite)
-	s.userMessageSignals = workflow.GetSignalChannel(ctx, SignalUserMessage)
+	s.todoWriteSignals = workflow.GetSignalChannel(ctx, contract.SignalTodoWrite)
+	s.userMessageSignals = workflow.GetSignalChannel(ctx, contract.SignalUserMessage)
 	if s.integrity {
 		workflow.Go(ctx, s.receiveSignals)
 	} else {

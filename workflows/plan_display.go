@@ -3,6 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -17,9 +18,9 @@ func (s *session) showPlan(ctx workflow.Context) {
 		return
 	}
 	err := workflow.UpsertTypedSearchAttributes(ctx,
-		SearchAttributePending.ValueSet(int64(c.Pending)),
-		SearchAttributeInProgress.ValueSet(int64(c.InProgress)),
-		SearchAttributeCompleted.ValueSet(int64(c.Completed)),
+		contract.SearchAttributePending.ValueSet(int64(c.Pending)),
+		contract.SearchAttributeInProgress.ValueSet(int64(c.InProgress)),
+		contract.SearchAttributeCompleted.ValueSet(int64(c.Completed)),
 	)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("Could not upsert todo search attributes", "error", err)

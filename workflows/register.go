@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 )
 
 // Register puts the AgentSession workflow and its activities on a worker
@@ -13,11 +14,11 @@ import (
 // both call it, so tests exercise the registration users run.
 func Register(r worker.Registry, cfg *Config, todos *activities.Todos, models *activities.Models) {
 	RegisterWorkflow(r, cfg)
-	r.RegisterActivityWithOptions(todos.TodoWrite, activity.RegisterOptions{Name: ActivityTodoWrite})
-	r.RegisterActivityWithOptions(models.ModelTurn, activity.RegisterOptions{Name: ActivityModelTurn})
+	r.RegisterActivityWithOptions(todos.TodoWrite, activity.RegisterOptions{Name: contract.ActivityTodoWrite})
+	r.RegisterActivityWithOptions(models.ModelTurn, activity.RegisterOptions{Name: contract.ActivityModelTurn})
 }
 
 // RegisterWorkflow registers only the workflow, for a replayer.
 func RegisterWorkflow(r worker.WorkflowRegistry, cfg *Config) {
-	r.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: WorkflowType})
+	r.RegisterWorkflowWithOptions(cfg.AgentSession, workflow.RegisterOptions{Name: contract.WorkflowType})
 }

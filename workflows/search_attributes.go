@@ -6,6 +6,8 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/durabletodos/agenttodos/contract"
 )
 
 // MissingSearchAttributes returns which of the todo search attributes are not
@@ -18,7 +20,7 @@ func MissingSearchAttributes(ctx context.Context, c client.Client, namespace str
 		return nil, err
 	}
 	var missing []string
-	for _, name := range SearchAttributeNames {
+	for _, name := range contract.SearchAttributeNames {
 		if resp.GetCustomAttributes()[name] != enums.INDEXED_VALUE_TYPE_INT {
 			missing = append(missing, name)
 		}

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
@@ -29,7 +30,7 @@ func (s *session) onTodoWriteUpdate(ctx workflow.Context, args converter.RawValu
 	id := workflow.GetCurrentUpdateInfo(ctx).ID
 	s.countTaskBytes(ctx, len(rawJSON(args)))
 	if s.integrity {
-		if a, ok := s.answered.lookup(UpdateTodoWrite, id); ok {
+		if a, ok := s.answered.lookup(contract.UpdateTodoWrite, id); ok {
 			return s.repeatedWrite(a, rawJSON(args))
 		}
 	}
@@ -38,7 +39,7 @@ func (s *session) onTodoWriteUpdate(ctx workflow.Context, args converter.RawValu
 		return res, err
 	}
 	if s.integrity {
-		s.answered.remember(AnsweredUpdate{Name: UpdateTodoWrite, ID: id, Seq: res.Seq})
+		s.answered.remember(AnsweredUpdate{Name: contract.UpdateTodoWrite, ID: id, Seq: res.Seq})
 		s.reserveTaskBytes(ctx, todo.EncodedSize(res.Todos)+len(res.Message)+96)
 	}
 	return res, nil
@@ -96,7 +97,7 @@ func (s *session) write(ctx workflow.Context, ticket int64, args string, src tod
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
 	var res todo.WriteResult
-	err := workflow.ExecuteLocalActivity(lactx, ActivityTodoWrite, activities.TodoWriteRequest{Arguments: args, Source: src}).Get(ctx, &res)
+	err := workflow.ExecuteLocalActivity(lactx, contract.ActivityTodoWrite, activities.TodoWriteRequest{Arguments: args, Source: src}).Get(ctx, &res)
 	if err != nil {
 		if src.Kind != todo.SourceUpdate {
 			s.appendEvent(ctx, sessionlog.TodoRejected, rejectedData(err, src, args))

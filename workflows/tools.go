@@ -5,9 +5,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/tools"
 )
 
 // toolHandler runs one tool call inside the workflow and returns the exact
@@ -17,7 +17,7 @@ type toolHandler func(s *session, ctx workflow.Context, call sessionlog.Call) st
 // toolHandlers maps every tool offered to the model (tools.Definitions) to
 // the code that runs it; adding a tool adds a definition and a line here.
 var toolHandlers = map[string]toolHandler{
-	tools.TodoWrite: (*session).runTodoWrite,
+	contract.ToolTodoWrite: (*session).runTodoWrite,
 }
 
 func (s *session) runTool(ctx workflow.Context, call sessionlog.Call) string {

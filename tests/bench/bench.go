@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -63,20 +64,20 @@ func benchList(k int) []byte {
 }
 
 func (b *bench) startSession(id string, in workflows.SessionInput) error {
-	return b.startSessionOn(workflows.TaskQueue, id, in)
+	return b.startSessionOn(contract.TaskQueue, id, in)
 }
 
 func (b *bench) startSessionOn(queue, id string, in workflows.SessionInput) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	_, err := b.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, workflows.WorkflowType, in)
+	_, err := b.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, contract.WorkflowType, in)
 	return err
 }
 
 func (b *bench) startNoop(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	_, err := b.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, noopWorkflowType)
+	_, err := b.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: contract.TaskQueue}, noopWorkflowType)
 	return err
 }
 
@@ -99,7 +100,7 @@ func (b *bench) update(id, name string, args []byte, into any) error {
 
 func (b *bench) write(id string, args []byte) (todo.WriteResult, error) {
 	var res todo.WriteResult
-	err := b.update(id, workflows.UpdateTodoWrite, args, &res)
+	err := b.update(id, contract.UpdateTodoWrite, args, &res)
 	return res, err
 }
 
@@ -120,7 +121,7 @@ func (b *bench) query(id, name string, into any) error {
 
 func (b *bench) queryTodos(id string) error {
 	var st todo.State
-	return b.query(id, workflows.QueryTodos, &st)
+	return b.query(id, contract.QueryTodos, &st)
 }
 
 func (b *bench) queryNoop(id string) error {
@@ -304,7 +305,7 @@ func (b *bench) queryLatency() error {
 		b.r.noteError("writes on one session (gave up)", err)
 	} else {
 		var st todo.State
-		if err := b.query(many, workflows.QueryTodos, &st); err != nil {
+		if err := b.query(many, contract.QueryTodos, &st); err != nil {
 			return err
 		}
 		b.r.manySeq = st.Seq

@@ -30,6 +30,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -109,7 +110,7 @@ func run(o options) error {
 	srv, err := embedded.Start(startCtx, embedded.Options{
 		FrontendAddress:  "127.0.0.1:0",
 		UIAddress:        embedded.UIDisabled,
-		SearchAttributes: workflows.SearchAttributeNames,
+		SearchAttributes: contract.SearchAttributeNames,
 		Logger:           logger.With("component", "temporal-server"),
 	})
 	cancel()
@@ -129,7 +130,7 @@ func run(o options) error {
 
 	// The worker binary's registration: same Config, activities and names.
 	limits := todo.Limits{}
-	w := worker.New(c, workflows.TaskQueue, worker.Options{})
+	w := worker.New(c, contract.TaskQueue, worker.Options{})
 	workflows.Register(w,
 		&workflows.Config{Limits: limits, SearchAttributes: searchAttributesRegistered(ctx, c, srv.Namespace())},
 		&activities.Todos{Limits: limits},
@@ -181,7 +182,7 @@ func searchAttributesRegistered(ctx context.Context, c client.Client, namespace 
 	if err != nil {
 		return false
 	}
-	for _, name := range workflows.SearchAttributeNames {
+	for _, name := range contract.SearchAttributeNames {
 		if resp.GetCustomAttributes()[name] != enumspb.INDEXED_VALUE_TYPE_INT {
 			return false
 		}

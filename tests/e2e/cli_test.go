@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 // cli runs the stock temporal CLI against one server.
@@ -107,9 +107,9 @@ func TestStockTemporalCLI(t *testing.T) {
 		Type       string `json:"type"`
 		TaskQueue  string `json:"taskQueue"`
 	}
-	c.json(&started, "workflow", "start", "--type", workflows.WorkflowType, "--task-queue", workflows.TaskQueue,
+	c.json(&started, "workflow", "start", "--type", contract.WorkflowType, "--task-queue", contract.TaskQueue,
 		"--workflow-id", id, "--input", "{}")
-	if started.WorkflowID != id || started.Type != workflows.WorkflowType || started.TaskQueue != workflows.TaskQueue {
+	if started.WorkflowID != id || started.Type != contract.WorkflowType || started.TaskQueue != contract.TaskQueue {
 		t.Fatalf("workflow start printed %+v", started)
 	}
 
@@ -124,7 +124,7 @@ func TestStockTemporalCLI(t *testing.T) {
 		UpdateID string           `json:"updateId"`
 		Result   todo.WriteResult `json:"result"`
 	}
-	c.json(&updated, "workflow", "update", "execute", "--name", workflows.UpdateTodoWrite, "--workflow-id", id,
+	c.json(&updated, "workflow", "update", "execute", "--name", contract.UpdateTodoWrite, "--workflow-id", id,
 		"--input", todosJSON(first))
 	wantResult := todo.WriteResult{
 		Todos:   first,
@@ -135,7 +135,7 @@ func TestStockTemporalCLI(t *testing.T) {
 	if !reflect.DeepEqual(updated.Result, wantResult) {
 		t.Fatalf("update result = %+v, want %+v", updated.Result, wantResult)
 	}
-	if updated.Name != workflows.UpdateTodoWrite || updated.UpdateID == "" {
+	if updated.Name != contract.UpdateTodoWrite || updated.UpdateID == "" {
 		t.Fatalf("update printed name %q, updateId %q", updated.Name, updated.UpdateID)
 	}
 
@@ -143,7 +143,7 @@ func TestStockTemporalCLI(t *testing.T) {
 	// the CLI exits non-zero.
 	// The CLI reports errors as log records; JSON ones say exactly what the
 	// error was, where the text format escapes the quotes in our message.
-	r := c.run("workflow", "update", "execute", "--name", workflows.UpdateTodoWrite, "--workflow-id", id,
+	r := c.run("workflow", "update", "execute", "--name", contract.UpdateTodoWrite, "--workflow-id", id,
 		"--input", `{"todos":[{"content":"a","status":"pending","id":1}]}`, "-o", "json", "--log-format", "json")
 	if r.err == nil {
 		t.Fatalf("an update with an unknown key succeeded:\n%s", r.output())
@@ -163,11 +163,11 @@ func TestStockTemporalCLI(t *testing.T) {
 		{Content: "Write the fix", Status: todo.Completed},
 		{Content: "Run the tests", Status: todo.InProgress},
 	}
-	c.json(nil, "workflow", "signal", "--name", workflows.SignalTodoWrite, "--workflow-id", id, "--input", todosJSON(second))
+	c.json(nil, "workflow", "signal", "--name", contract.SignalTodoWrite, "--workflow-id", id, "--input", todosJSON(second))
 
 	var state todo.State
 	waitFor(t, 10*time.Second, "the signalled list in the todos query", func() bool {
-		c.query(&state, "--workflow-id", id, "--type", workflows.QueryTodos)
+		c.query(&state, "--workflow-id", id, "--type", contract.QueryTodos)
 		return state.Seq == 2
 	})
 	if !reflect.DeepEqual(state.Todos, second) || state.Counts != (todo.Counts{InProgress: 1, Completed: 2}) || state.UpdatedAt.IsZero() {
@@ -175,7 +175,7 @@ func TestStockTemporalCLI(t *testing.T) {
 	}
 
 	var history []todo.Snapshot
-	c.query(&history, "--workflow-id", id, "--type", workflows.QueryTodoHistory)
+	c.query(&history, "--workflow-id", id, "--type", contract.QueryTodoHistory)
 	if len(history) != 2 {
 		t.Fatalf("todo_history has %d snapshots, want 2: %+v", len(history), history)
 	}
@@ -190,16 +190,16 @@ func TestStockTemporalCLI(t *testing.T) {
 	}
 
 	var page []todo.Snapshot
-	c.query(&page, "--workflow-id", id, "--type", workflows.QueryTodoHistory, "--input", `{"afterSeq":1,"limit":1}`)
+	c.query(&page, "--workflow-id", id, "--type", contract.QueryTodoHistory, "--input", `{"afterSeq":1,"limit":1}`)
 	if len(page) != 1 || !reflect.DeepEqual(page[0], h2) {
 		t.Errorf("todo_history after seq 1, limit 1 = %+v, want [%+v]", page, h2)
 	}
 
 	// Search attributes: a second session with nothing in progress shows the
 	// query tells them apart, not just that the list is empty.
-	c.json(nil, "workflow", "start", "--type", workflows.WorkflowType, "--task-queue", workflows.TaskQueue,
+	c.json(nil, "workflow", "start", "--type", contract.WorkflowType, "--task-queue", contract.TaskQueue,
 		"--workflow-id", "cli-idle", "--input", "{}")
-	c.json(nil, "workflow", "update", "execute", "--name", workflows.UpdateTodoWrite, "--workflow-id", "cli-idle",
+	c.json(nil, "workflow", "update", "execute", "--name", contract.UpdateTodoWrite, "--workflow-id", "cli-idle",
 		"--input", todosJSON([]todo.Item{{Content: "Wait for review", Status: todo.Pending}}))
 	// Visibility is eventually consistent: a write is in the list a moment later.
 	waitFor(t, 10*time.Second, "TodoInProgress > 0 to list only "+id, func() bool {

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -50,7 +51,7 @@ func TestWorkerOnAConfiguredClusterStartsNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "configured-cluster", TaskQueue: "configured-cluster"},
-		workflows.WorkflowType, workflows.SessionInput{})
+		contract.WorkflowType, workflows.SessionInput{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -101,7 +102,7 @@ func startInProcess(t *testing.T, dataDir string) *inProcess {
 		DataDir:          dataDir,
 		FrontendAddress:  "127.0.0.1:0",
 		UIAddress:        embedded.UIDisabled,
-		SearchAttributes: workflows.SearchAttributeNames,
+		SearchAttributes: contract.SearchAttributeNames,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func startInProcess(t *testing.T, dataDir string) *inProcess {
 		_ = srv.Stop()
 		t.Fatal(err)
 	}
-	w := worker.New(c, workflows.TaskQueue, worker.Options{})
+	w := worker.New(c, contract.TaskQueue, worker.Options{})
 	workflows.Register(w, &workflows.Config{SearchAttributes: true}, &activities.Todos{}, &activities.Models{Client: c})
 	if err := w.Start(); err != nil {
 		c.Close()

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -25,8 +26,8 @@ func startSession(t *testing.T, c client.Client, id string) *session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
-		workflows.WorkflowType, workflows.SessionInput{})
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: contract.TaskQueue},
+		contract.WorkflowType, workflows.SessionInput{})
 	if err != nil {
 		t.Fatalf("start session %s: %v", id, err)
 	}
@@ -40,7 +41,7 @@ func (s *session) write(ctx context.Context, updateID, args string) (todo.WriteR
 	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   s.id,
 		UpdateID:     updateID,
-		UpdateName:   workflows.UpdateTodoWrite,
+		UpdateName:   contract.UpdateTodoWrite,
 		Args:         []any{json.RawMessage(args)},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -66,7 +67,7 @@ func (s *session) mustWrite(updateID, args string) todo.WriteResult {
 func (s *session) todos() todo.State {
 	s.t.Helper()
 	var st todo.State
-	s.query(workflows.QueryTodos, &st)
+	s.query(contract.QueryTodos, &st)
 	return st
 }
 
@@ -78,7 +79,7 @@ func (s *session) history() []todo.Snapshot {
 	req := sessionlog.PageRequest{Limit: 200}
 	for {
 		var page []todo.Snapshot
-		s.query(workflows.QueryTodoHistory, &page, req)
+		s.query(contract.QueryTodoHistory, &page, req)
 		all = append(all, page...)
 		if len(page) < req.Limit {
 			return all

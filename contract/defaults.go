@@ -1,0 +1,16 @@
+package contract
+
+// Where the worker's embedded server listens unless told otherwise, and so
+// where the client looks when no Temporal address is configured.
+const (
+	DefaultFrontendAddress = "127.0.0.1:7233"
+	DefaultUIAddress       = "127.0.0.1:8233"
+)
+
+// The default limits of one todo_write (validation rules 3, 7 and 10); a
+// worker may set others.
+const (
+	DefaultMaxItems        = 500
+	DefaultMaxContentBytes = 4096
+	DefaultMaxTotalBytes   = 262144
+)
