@@ -1,6 +1,9 @@
 package sessionlog
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // PageRequest is the optional argument of the todo_history and session_log
 // queries: entries with seq > AfterSeq, at most Limit of them (0: as many as
@@ -21,13 +24,7 @@ const MaxPageBytes = 1 << 20
 // search: a query on a long session costs the same as on a short one.
 func Page[T any](entries []T, seqOf func(*T) int64, sizeOf func(*T) int, req PageRequest) []T {
 	lo, _ := slices.BinarySearchFunc(entries, req.AfterSeq+1, func(e T, seq int64) int {
-		switch s := seqOf(&e); {
-		case s < seq:
-			return -1
-		case s > seq:
-			return 1
-		}
-		return 0
+		return cmp.Compare(seqOf(&e), seq)
 	})
 	out := entries[lo:]
 	if req.Limit > 0 && len(out) > req.Limit {

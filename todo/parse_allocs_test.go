@@ -5,11 +5,15 @@
 
 package todo
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/durabletodos/agenttodos/todo/todotest"
+)
 
 func TestParseAllocationsDoNotGrowWithItems(t *testing.T) {
 	for _, n := range []int{1, 10, 100, 500} {
-		raw := ListJSON(n)
+		raw := todotest.ListJSON(n)
 		Parse(raw, Limits{}) // warm the pool
 		allocs := testing.AllocsPerRun(50, func() {
 			if _, err := Parse(raw, Limits{}); err != nil {

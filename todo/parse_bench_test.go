@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 )
 
 // benchSizes are the list lengths measured; 500 is the default MaxItems.
@@ -20,7 +21,7 @@ var benchSink int
 // BenchmarkParse measures todo.Parse on a valid list of N items.
 func BenchmarkParse(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run("items="+strconv.Itoa(n), func(b *testing.B) { benchParse(b, todo.ListJSON(n)) })
+		b.Run("items="+strconv.Itoa(n), func(b *testing.B) { benchParse(b, todotest.ListJSON(n)) })
 	}
 }
 
@@ -30,7 +31,7 @@ func BenchmarkParse(b *testing.B) {
 // with none of the contract's validation.
 func BenchmarkBaselineDecode(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run("items="+strconv.Itoa(n), func(b *testing.B) { benchBaseline(b, todo.ListJSON(n)) })
+		b.Run("items="+strconv.Itoa(n), func(b *testing.B) { benchBaseline(b, todotest.ListJSON(n)) })
 	}
 }
 
@@ -96,7 +97,7 @@ func BenchmarkParseVsBaseline(b *testing.B) {
 	}
 	var rows []row
 	for _, n := range benchSizes {
-		raw := todo.ListJSON(n)
+		raw := todotest.ListJSON(n)
 		parse := func() {
 			items, err := todo.Parse(raw, todo.Limits{})
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 )
 
 // The contract's messages (DESIGN.md, "Validation", rules 1 to 10). The
@@ -103,7 +104,7 @@ func rule(t *testing.T, msg string, limits todo.Limits) int {
 // seed per rule and the tricky encodings) plus a generated valid list, and
 // checks every input against the contract with the default limits.
 func FuzzParse(f *testing.F) {
-	f.Add(todo.ListJSON(3))
+	f.Add(todotest.ListJSON(3))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkParse(t, raw, todo.Limits{})
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 )
 
 func todoWriteDefinition(t *testing.T) Definition {
@@ -162,7 +163,7 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 	}{
 		{`{"todos":[]}`, true},
 		{`{"todos":[{"content":"Run the tests","status":"in_progress"},{"content":"Ship","status":"in_progress"}]}`, true},
-		{string(todo.ListJSON(20)), true},
+		{string(todotest.ListJSON(20)), true},
 		{`{}`, false},
 		{`{"todos":{}}`, false},
 		{`{"todos":[],"extra":1}`, false},

@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"cmp"
+	"slices"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
@@ -46,16 +49,10 @@ func (s *session) fitConversation(ctx workflow.Context) {
 
 // windowStart is the index of the first log event the model may still see.
 func (s *session) windowStart() int {
-	lo, hi := 0, len(s.log)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if s.log[mid].Seq < s.conversationFrom {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo
+	i, _ := slices.BinarySearchFunc(s.log, s.conversationFrom, func(e sessionlog.Event, seq int64) int {
+		return cmp.Compare(e.Seq, seq)
+	})
+	return i
 }
 
 // remindOfPlan puts the current list, verbatim, right before the model's next

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"slices"
 
 	"go.temporal.io/sdk/workflow"
@@ -52,12 +53,6 @@ func snapshotBytes(sn *todo.Snapshot) int { return todo.EncodedSize(sn.Todos) + 
 // snapshotIndex finds the snapshot recorded at seq.
 func (s *session) snapshotIndex(seq int64) (int, bool) {
 	return slices.BinarySearchFunc(s.history, seq, func(sn todo.Snapshot, seq int64) int {
-		switch {
-		case sn.Seq < seq:
-			return -1
-		case sn.Seq > seq:
-			return 1
-		}
-		return 0
+		return cmp.Compare(sn.Seq, seq)
 	})
 }

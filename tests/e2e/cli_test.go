@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"reflect"
 	"slices"
@@ -148,7 +149,7 @@ func TestStockTemporalCLI(t *testing.T) {
 	if r.err == nil {
 		t.Fatalf("an update with an unknown key succeeded:\n%s", r.output())
 	}
-	if _, ok := errorsAs[*exec.ExitError](r.err); !ok {
+	if _, ok := errors.AsType[*exec.ExitError](r.err); !ok {
 		t.Fatalf("temporal did not run: %v", r.err)
 	}
 	if want := `invalid todo: unknown key "id"`; !slices.ContainsFunc(logMessages(r.stderr), func(m string) bool {

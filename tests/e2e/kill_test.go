@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -161,7 +162,7 @@ func writeUntilAccepted(ctx context.Context, s *session, updateID, content strin
 			return a, nil
 		}
 		// A rejected list is an answer, not an outage; these lists are valid.
-		if _, ok := errorsAs[*temporal.ApplicationError](err); ok {
+		if _, ok := errors.AsType[*temporal.ApplicationError](err); ok {
 			return a, fmt.Errorf("write %s rejected: %w", updateID, err)
 		}
 		if ctx.Err() != nil {

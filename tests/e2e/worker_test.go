@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -261,11 +260,4 @@ const chromiumPath = "/usr/bin/chromium"
 func chromium(t *testing.T) string {
 	t.Helper()
 	return findTool(t, "Chromium", "Install it with: apt-get install chromium fonts-noto-color-emoji", false, chromiumPath)
-}
-
-// errorsAs is errors.As for a target type, to keep call sites short.
-func errorsAs[T error](err error) (T, bool) {
-	var target T
-	ok := errors.As(err, &target)
-	return target, ok
 }

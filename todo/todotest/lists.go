@@ -1,4 +1,6 @@
-package todo
+// Package todotest builds todo_write arguments for tests and benchmarks, as
+// httptest does for HTTP: fixtures, kept out of the production package.
+package todotest
 
 import (
 	"strconv"
@@ -7,7 +9,7 @@ import (
 // ListJSON builds the arguments of a todo_write with n distinct items in
 // mixed statuses; benchmarks, fuzz seeds and load tests share it.
 func ListJSON(n int) []byte {
-	statuses := [...]Status{Completed, InProgress, Pending}
+	statuses := [...]string{"completed", "in_progress", "pending"}
 	b := []byte(`{"todos":[`)
 	for i := 0; i < n; i++ {
 		if i > 0 {
