@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/activities"
@@ -15,20 +14,6 @@ import (
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/workflows"
 )
-
-func (h *harness) prompt(id, text string) (string, error) {
-	h.t.Helper()
-	handle, err := h.c.UpdateWorkflow(h.ctx(), client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: contract.UpdatePrompt, Args: []any{text},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return "", err
-	}
-	var answer string
-	err = handle.Get(h.ctx(), &answer)
-	return answer, err
-}
 
 // TestAgentOverChatCompletions runs a prompt through a real Chat Completions
 // exchange: a malformed tool call is answered with an Error result and the
@@ -44,7 +29,7 @@ func TestAgentOverChatCompletions(t *testing.T) {
 			return 200, completion("Planning.", todoCall("plan", `{"todos":[{"content":"Write the migration","status":"in_progress"},{"content":"Deploy","status":"pending"}]}`))
 		case 1:
 			// A person steers the agent while the model is thinking.
-			if _, err := h.write(id, "person-1", external); err != nil {
+			if _, err := h.on(id).Write("person-1", external); err != nil {
 				t.Error(err)
 			}
 			return 200, completion("", todoCall("broken", `{"todos":[{"content":"Deploy","status":`))
@@ -55,7 +40,7 @@ func TestAgentOverChatCompletions(t *testing.T) {
 	h = newHarness(t, harnessOptions{models: cs.config("test-key")})
 	h.start(id, workflows.SessionInput{})
 
-	answer, err := h.prompt(id, "Ship the migration")
+	answer, err := h.on(id).Prompt("", "Ship the migration")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +120,7 @@ func TestModelRateLimitIsRetriedByTemporal(t *testing.T) {
 	})
 	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
 	h.start("agent-429", workflows.SessionInput{})
-	answer, err := h.prompt("agent-429", "hi")
+	answer, err := h.on("agent-429").Prompt("", "hi")
 	if err != nil || answer != "Hello after a retry." || cs.count() != 2 {
 		t.Fatalf("answer %q err %v after %d requests", answer, err, cs.count())
 	}
@@ -146,7 +131,7 @@ func TestModelAuthErrorIsReportedNotRetried(t *testing.T) {
 	cs := newChatServer(t, func(int, chatRequest) (int, any) { return 200, completion("unreachable") })
 	h := newHarness(t, harnessOptions{models: cs.config("wrong-key")})
 	h.start("agent-401", workflows.SessionInput{})
-	_, err := h.prompt("agent-401", "hi")
+	_, err := h.on("agent-401").Prompt("", "hi")
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrTypeModelRequestRejected ||
 		!strings.Contains(appErr.Message(), "401") || !strings.Contains(appErr.Message(), "Incorrect API key provided") {
@@ -155,13 +140,13 @@ func TestModelAuthErrorIsReportedNotRetried(t *testing.T) {
 	if cs.count() != 0 {
 		t.Fatalf("rejected request reached the handler %d times", cs.count())
 	}
-	log := h.sessionLog("agent-401")
+	log := h.on("agent-401").Log()
 	if last := log[len(log)-1]; last.Type != sessionlog.TurnFailed {
 		t.Fatalf("log ends with %s", last.Type)
 	}
 	h.assertStillRunning("agent-401")
 	// One attempt only: the activity's history shows no retry.
-	hist := h.fetchHistory("agent-401", "")
+	hist := h.on("agent-401").FetchHistory("")
 	for _, e := range hist.GetEvents() {
 		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
 			t.Fatalf("a 401 was retried: attempt %d", a.GetAttempt())
@@ -203,7 +188,7 @@ func TestPlanSurvivesContinueAsNewAndTrimming(t *testing.T) {
 	}
 	h.waitForAnswer(id, 1)
 
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Seq == 0 || st.Counts.Completed != steps-1 || st.Counts.InProgress != 1 {
 		t.Fatalf("final plan %+v", st.Counts)
 	}
@@ -211,7 +196,7 @@ func TestPlanSurvivesContinueAsNewAndTrimming(t *testing.T) {
 	runID := ""
 	for {
 		runs++
-		first := h.fetchHistory(id, runID).GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+		first := h.on(id).FetchHistory(runID).GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
 		if first.GetContinuedExecutionRunId() == "" {
 			break
 		}
@@ -221,7 +206,7 @@ func TestPlanSurvivesContinueAsNewAndTrimming(t *testing.T) {
 		t.Fatalf("crossed continue-as-new %d times, want at least 2", runs-1)
 	}
 	// seq only grows across runs, and the history tail carries over.
-	hist := h.history(id)
+	hist := h.on(id).History()
 	for i := 1; i < len(hist); i++ {
 		if hist[i].Seq <= hist[i-1].Seq {
 			t.Fatalf("seq went back: %d after %d", hist[i].Seq, hist[i-1].Seq)

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -30,8 +32,8 @@ func loadScript(t testing.TB, path string) []sessionlog.AssistantData {
 func (h *harness) waitForAnswer(id string, prompts int) []sessionlog.Event {
 	h.t.Helper()
 	var log []sessionlog.Event
-	waitFor(h.t, func() bool {
-		log = h.sessionLog(id)
+	sessiontest.WaitFor(h.t, 30*time.Second, "the answer", func() bool {
+		log = h.on(id).Log()
 		done := 0
 		for _, e := range log {
 			switch e.Type {
@@ -61,11 +63,11 @@ func TestScriptedAgentRunsThePlanToTheEnd(t *testing.T) {
 	})
 	log := h.waitForAnswer(id, 1)
 
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Counts != (todo.Counts{Completed: 5}) {
 		t.Fatalf("final plan %+v", st)
 	}
-	hist := h.history(id)
+	hist := h.on(id).History()
 	if len(hist) != 6 {
 		t.Fatalf("%d accepted writes, want 6", len(hist))
 	}

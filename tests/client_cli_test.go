@@ -10,9 +10,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 )
 
 var (
@@ -93,7 +96,7 @@ func TestClientCommandWritesShowsAndRejects(t *testing.T) {
 
 	// A list too large for Temporal to carry gets its rule's message at
 	// once, without waiting on a server that would hold it back.
-	_, errOut, code = h.runClient("write", id, "--file", writeTemp(t, hugeList(600, 5000)))
+	_, errOut, code = h.runClient("write", id, "--file", writeTemp(t, todotest.Huge(600, 5000)))
 	if code != 1 || strings.TrimSpace(errOut) != `Error: invalid todos: at most 500 items (got 600)` {
 		t.Fatalf("3 MB write: %q exit %d", errOut, code)
 	}
@@ -107,7 +110,7 @@ func TestClientCommandWritesShowsAndRejects(t *testing.T) {
 	if _, errOut, code = h.runClient("signal", id, "--todo", "completed:Read the code"); code != 0 {
 		t.Fatalf("signal: %q", errOut)
 	}
-	waitFor(t, func() bool { return h.todos(id).Seq == 2 })
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return h.on(id).Todos().Seq == 2 })
 	out, _, _ = h.runClient("history", id)
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "signal:") {
 		t.Fatalf("history:\n%s", out)
@@ -128,7 +131,7 @@ func TestClientRunsAnOfflineAgentToTheEnd(t *testing.T) {
 	if !strings.Contains(out, "Done: `report --json` prints the report as JSON") || !strings.Contains(out, "5/5 completed") {
 		t.Fatalf("run output:\n%s", out)
 	}
-	if st := h.todos("client-run"); st.Counts.Completed != 5 {
+	if st := h.on("client-run").Todos(); st.Counts.Completed != 5 {
 		t.Fatalf("plan %+v", st)
 	}
 }
@@ -144,7 +147,7 @@ func TestClientPromptWaitsForTheAnswer(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "Done: `report --json` prints the report as JSON") {
 		t.Fatalf("prompt: %q %q exit %d", out, errOut, code)
 	}
-	log := h.sessionLog("client-prompt")
+	log := h.on("client-prompt").Log()
 	var first sessionlog.MessageData
 	if err := json.Unmarshal(log[0].Data, &first); err != nil || first.Text != "Add a --json flag" {
 		t.Fatalf("first event %+v", log[0])

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/server/common/dynamicconfig"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/durabletodos/agenttodos/todo/todotest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -26,7 +27,7 @@ func TestWriteOnlySessionContinuesAsNewWithABoundedCarry(t *testing.T) {
 	const writes = 120
 	padding := strings.Repeat("x", 300)
 	for i := 1; i <= writes; i++ {
-		res, err := h.write(id, fmt.Sprint("w", i), fmt.Sprintf(`{"todos":[{"content":"step %d %s","status":"in_progress"}]}`, i, padding))
+		res, err := h.on(id).Write(fmt.Sprint("w", i), fmt.Sprintf(`{"todos":[{"content":"step %d %s","status":"in_progress"}]}`, i, padding))
 		if err != nil {
 			t.Fatalf("write %d: %v", i, err)
 		}
@@ -34,15 +35,15 @@ func TestWriteOnlySessionContinuesAsNewWithABoundedCarry(t *testing.T) {
 			t.Fatalf("write %d got seq %d", i, res.Seq)
 		}
 	}
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Seq != writes || !strings.HasPrefix(st.Todos[0].Content, fmt.Sprint("step ", writes, " ")) {
 		t.Fatalf("current %d %q", st.Seq, st.Todos[0].Content[:20])
 	}
-	if hist := h.history(id); hist[len(hist)-1].Seq != writes {
+	if hist := h.on(id).History(); hist[len(hist)-1].Seq != writes {
 		t.Fatalf("history ends at %d", hist[len(hist)-1].Seq)
 	}
 
-	started := h.fetchHistory(id, "").GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+	started := h.on(id).FetchHistory("").GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
 	if started.GetContinuedExecutionRunId() == "" {
 		t.Fatal("the session never continued as new")
 	}
@@ -71,20 +72,20 @@ func TestContinueAsNewOnlyAfterProgress(t *testing.T) {
 	id := uniqueID("suggested-continue-as-new")
 	h.start(id, workflows.SessionInput{})
 	time.Sleep(2 * time.Second)
-	if runs := len(h.runInputs(id)); runs != 1 {
+	if runs := len(h.on(id).RunInputs()); runs != 1 {
 		t.Fatalf("an idle session continued as new %d times", runs-1)
 	}
 	for i := 1; i <= 3; i++ {
-		res, err := h.write(id, "", oneItemList(fmt.Sprint("step ", i)))
+		res, err := h.on(id).Write("", todotest.OneItem(fmt.Sprint("step ", i)))
 		if err != nil || res.Seq != int64(i) {
 			t.Fatalf("write %d: seq %d, %v", i, res.Seq, err)
 		}
 	}
 	time.Sleep(time.Second)
-	if runs := len(h.runInputs(id)); runs < 2 || runs > 4 {
+	if runs := len(h.on(id).RunInputs()); runs < 2 || runs > 4 {
 		t.Fatalf("3 writes made %d runs, want 2 to 4", runs)
 	}
-	if st := h.todos(id); st.Seq != 3 {
+	if st := h.on(id).Todos(); st.Seq != 3 {
 		t.Fatalf("current seq %d", st.Seq)
 	}
 }

@@ -10,14 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -62,7 +63,7 @@ func TestFiftyConcurrentWritersOnOneSession(t *testing.T) {
 			for time.Since(begin) < budget {
 				o.attempts++
 				var timedOut bool
-				o.res, timedOut, o.err = writeOnce(h, id, updateID(i), args, attempt)
+				o.res, timedOut, o.err = h.on(id).WriteOnce(updateID(i), args, attempt)
 				if !timedOut {
 					break
 				}
@@ -103,7 +104,7 @@ func TestFiftyConcurrentWritersOnOneSession(t *testing.T) {
 		t.FailNow()
 	}
 
-	hist := h.history(id)
+	hist := h.on(id).History()
 	if len(hist) != writers {
 		t.Fatalf("todo_history has %d snapshots, want %d", len(hist), writers)
 	}
@@ -131,12 +132,12 @@ func TestFiftyConcurrentWritersOnOneSession(t *testing.T) {
 		}
 	}
 
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Seq != writers || len(st.Todos) != 2 || st.Todos[0].Content != content(highest) {
 		t.Errorf("current %+v; want seq %d holding writer %d's list (the highest seq)", st, writers, highest)
 	}
 	writes := 0
-	for _, e := range h.sessionLog(id) {
+	for _, e := range h.on(id).Log() {
 		if e.Type == sessionlog.TodoWrite {
 			writes++
 		}
@@ -204,7 +205,7 @@ func TestUpdateRetriedAfterClientTimeoutAppliedOnce(t *testing.T) {
 	first := startSessionWorker(t, h.queue)
 	id := uniqueID("retry-after-client-timeout")
 	h.start(id, workflows.SessionInput{})
-	if _, err := h.write(id, "before", `{"todos":[{"content":"written before the outage","status":"completed"}]}`); err != nil {
+	if _, err := h.on(id).Write("before", `{"todos":[{"content":"written before the outage","status":"completed"}]}`); err != nil {
 		t.Fatal(err)
 	}
 	first.Stop()
@@ -212,7 +213,7 @@ func TestUpdateRetriedAfterClientTimeoutAppliedOnce(t *testing.T) {
 	const retried = "retried-write"
 	args := `{"todos":[{"content":"written before the outage","status":"completed"},{"content":"sent during the outage","status":"in_progress"}]}`
 	sent := time.Now()
-	_, timedOut, err := writeOnce(h, id, retried, args, 5*time.Second)
+	_, timedOut, err := h.on(id).WriteOnce(retried, args, 5*time.Second)
 	if err == nil {
 		t.Fatal("the update completed with no worker running")
 	}
@@ -223,7 +224,7 @@ func TestUpdateRetriedAfterClientTimeoutAppliedOnce(t *testing.T) {
 
 	second := startSessionWorker(t, h.queue)
 	t.Cleanup(second.Stop)
-	res, err := h.write(id, retried, args)
+	res, err := h.on(id).Write(retried, args)
 	if err != nil {
 		t.Fatalf("retry with the same update ID: %v", err)
 	}
@@ -231,12 +232,12 @@ func TestUpdateRetriedAfterClientTimeoutAppliedOnce(t *testing.T) {
 		t.Fatalf("retry result %+v, want seq 2 with the two-item list", res)
 	}
 	// And once more, now that it has completed: still the same outcome.
-	again, err := h.write(id, retried, args)
+	again, err := h.on(id).Write(retried, args)
 	if err != nil || again.Seq != res.Seq {
 		t.Fatalf("second retry: %+v, %v; want seq %d again", again, err, res.Seq)
 	}
 
-	hist := h.history(id)
+	hist := h.on(id).History()
 	n := 0
 	for _, s := range hist {
 		if s.Source.ID == retried {
@@ -249,7 +250,7 @@ func TestUpdateRetriedAfterClientTimeoutAppliedOnce(t *testing.T) {
 	if n != 1 || len(hist) != 2 {
 		t.Fatalf("%d snapshots with source %q among %d, want exactly one of two: %+v", n, retried, len(hist), hist)
 	}
-	if st := h.todos(id); st.Seq != 2 || len(st.Todos) != 2 {
+	if st := h.on(id).Todos(); st.Seq != 2 || len(st.Todos) != 2 {
 		t.Fatalf("current %+v", st)
 	}
 }
@@ -258,61 +259,6 @@ func TestUpdateRetriedAfterClientTimeoutAppliedOnce(t *testing.T) {
 // shared server: starting an ID that is still running returns the old run.
 func uniqueID(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, queueCounter.Add(1))
-}
-
-// deadlineMargin is how early before a client's deadline the server may end
-// an update's long poll.
-const deadlineMargin = time.Second
-
-func waitUntil(t *testing.T, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met in %v", limit)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-// writeOnce is h.write with a deadline of its own, for clients that retry;
-// timedOut says the call ended because that deadline came: the SDK then
-// reports "context deadline exceeded" or, when the server cut its long poll
-// just before the deadline, a stream cancelled by the server.
-func writeOnce(h *harness, id, updateID, args string, limit time.Duration) (res todo.WriteResult, timedOut bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	deadline, _ := ctx.Deadline()
-	defer func() {
-		timedOut = err != nil && time.Until(deadline) < deadlineMargin
-	}()
-	handle, err := h.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID:   id,
-		UpdateID:     updateID,
-		UpdateName:   contract.UpdateTodoWrite,
-		Args:         []any{json.RawMessage(args)},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return todo.WriteResult{}, false, err
-	}
-	err = handle.Get(ctx, &res)
-	return res, false, err
-}
-
-// hugeList is a todo_write of items items of contentBytes each, distinct.
-func hugeList(items, contentBytes int) string {
-	var b strings.Builder
-	b.WriteString(`{"todos":[`)
-	for i := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		prefix := fmt.Sprintf("item %04d ", i)
-		fmt.Fprintf(&b, `{"content":"%s%s","status":"pending"}`, prefix, strings.Repeat("x", contentBytes-len(prefix)))
-	}
-	b.WriteString(`]}`)
-	return b.String()
 }
 
 // TestThreeMegabyteListRejectedSessionKeepsLastGoodList: a list of about
@@ -337,22 +283,22 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	id := uniqueID("three-megabytes")
 	h.start(id, workflows.SessionInput{})
 	good := `{"todos":[{"content":"Keep this plan","status":"in_progress"},{"content":"And this step","status":"pending"}]}`
-	if _, err := h.write(id, "good", good); err != nil {
+	if _, err := h.on(id).Write("good", good); err != nil {
 		t.Fatal(err)
 	}
 	keeps := func(when string, seq int64) {
 		t.Helper()
-		st := h.todos(id)
+		st := h.on(id).Todos()
 		if st.Seq != seq || len(st.Todos) != 2 || st.Todos[0].Content != "Keep this plan" || st.Counts != (todo.Counts{Pending: 1, InProgress: 1}) {
 			t.Fatalf("%s: current %+v, want the good list at seq %d", when, st, seq)
 		}
-		if hist := h.history(id); len(hist) != 1 || hist[0].Source.ID != "good" {
+		if hist := h.on(id).History(); len(hist) != 1 || hist[0].Source.ID != "good" {
 			t.Fatalf("%s: todo_history %+v, want only the good write", when, hist)
 		}
 		h.assertStillRunning(id)
 	}
 
-	big := hugeList(600, 5000)
+	big := todotest.Huge(600, 5000)
 	if len(big) < 3_000_000 || len(big) > 3_200_000 {
 		t.Fatalf("test list is %d bytes, want about 3 MB", len(big))
 	}
@@ -366,7 +312,7 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	// (`client write` refuses such a list before sending it, with the
 	// message of the rule it breaks.)
 	begin := time.Now()
-	_, timedOut, err := writeOnce(h, id, "too-big", big, 15*time.Second)
+	_, timedOut, err := h.on(id).WriteOnce("too-big", big, 15*time.Second)
 	var appErr *temporal.ApplicationError
 	switch {
 	case err == nil:
@@ -381,7 +327,7 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	}
 	t.Logf("3 MB update, after %v: %v", time.Since(begin).Round(time.Millisecond), err)
 	keeps("after the 3 MB update", 1)
-	h.assertNoFailedTasks(id)
+	h.on(id).AssertNoFailedTasks()
 
 	// As a signal: the frontend refuses any signal input over the
 	// namespace's blob size limit (2 MiB by default) before any workflow
@@ -392,19 +338,19 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	}
 	t.Logf("3 MB signal: %v", err)
 	keeps("after the 3 MB signal", 1)
-	if log := h.sessionLog(id); len(log) != 1 {
+	if log := h.on(id).Log(); len(log) != 1 {
 		t.Fatalf("session log after the refused signal: %d events, want only the good write", len(log))
 	}
 
 	// The largest oversized list a signal can carry (about 1.8 MB, still
 	// rule 3) reaches the session: logged as todo/rejected, never applied.
-	admitted := hugeList(600, 3000)
+	admitted := todotest.Huge(600, 3000)
 	if err := h.c.SignalWorkflow(h.ctx(), id, "", contract.SignalTodoWrite, json.RawMessage(admitted)); err != nil {
 		t.Fatalf("%d-byte signal: %v", len(admitted), err)
 	}
 	var log []sessionlog.Event
-	waitFor(t, func() bool {
-		log = h.sessionLog(id, sessionlog.PageRequest{AfterSeq: 1})
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool {
+		log = h.on(id).Log(sessionlog.PageRequest{AfterSeq: 1})
 		return len(log) > 0
 	})
 	var rej sessionlog.TodoRejectedData
@@ -417,7 +363,7 @@ func TestThreeMegabyteListRejectedSessionKeepsLastGoodList(t *testing.T) {
 	keeps("after the oversized signal", 1)
 
 	// And the session still takes writes.
-	res, err := h.write(id, "after", `{"todos":[{"content":"Keep this plan","status":"completed"}]}`)
+	res, err := h.on(id).Write("after", `{"todos":[{"content":"Keep this plan","status":"completed"}]}`)
 	if err != nil || res.Seq <= 2 {
 		t.Fatalf("write after the rejections: %+v, %v", res, err)
 	}

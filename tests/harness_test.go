@@ -5,26 +5,19 @@ package tests
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"maps"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/common/dynamicconfig"
-	"go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
-	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/payloads"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -39,34 +32,18 @@ type cluster struct {
 
 var shared *cluster
 
-// newCluster starts a server with the dynamic config AgentSession needs
-// (embedded.SessionLimits), plus extra settings for one test.
+// newCluster starts a server configured as AgentSession needs it, plus extra
+// settings for one test, and a client that writes payloads as our worker and
+// client do.
 func newCluster(t testing.TB, extra dynamicconfig.StaticClient, opts ...temporaltest.TestServerOption) *cluster {
-	dc := dynamicconfig.StaticClient{dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true}
-	maps.Copy(dc, embedded.SessionLimits())
-	maps.Copy(dc, extra)
-	opts = append(opts, temporaltest.WithBaseServerOptions(temporal.WithDynamicConfigClient(dc)))
-	ts := temporaltest.NewServer(opts...)
-	c := ts.NewClientWithOptions(client.Options{Logger: quietLogger(), DataConverter: payloads.DataConverter()})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	attrs := map[string]enums.IndexedValueType{}
-	for _, name := range contract.SearchAttributeNames {
-		attrs[name] = enums.INDEXED_VALUE_TYPE_INT
-	}
-	_, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs,
-	})
-	if err != nil {
-		ts.Stop()
-		t.Fatalf("register search attributes: %v", err)
-	}
+	ts := sessiontest.NewServer(t, extra, opts...)
+	c := ts.NewClientWithOptions(client.Options{Logger: sessiontest.QuietLogger(), DataConverter: payloads.DataConverter()})
 	return &cluster{server: ts, client: c}
 }
 
 var queueCounter atomic.Int64
 
-// session is a worker on its own task queue, registered exactly as the
+// harness is a worker on its own task queue, registered exactly as the
 // worker binary registers it, plus the client that talks to it.
 type harness struct {
 	t      testing.TB
@@ -125,7 +102,7 @@ func (h *harness) start(id string, in workflows.SessionInput) client.WorkflowRun
 	return run
 }
 
-// quietLogger keeps SDK chatter out of test output but shows warnings.
-func quietLogger() log.Logger {
-	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+// on is one session of this harness's client, seen as any program sees it.
+func (h *harness) on(id string) sessiontest.Session {
+	return sessiontest.Session{T: h.t, C: h.c, ID: id}
 }

@@ -82,7 +82,7 @@ func (h *harness) historySize(id string) historySize {
 	var s historySize
 	runID := ""
 	for {
-		hist := h.fetchHistory(id, runID)
+		hist := h.on(id).FetchHistory(runID)
 		for _, e := range hist.GetEvents() {
 			s.events++
 			s.bytes += proto.Size(e)
@@ -146,10 +146,10 @@ func TestHistoryGrowsLinearlyInModelTurns(t *testing.T) {
 	for _, turns := range []int{10, 50, 100} {
 		id := fmt.Sprintf("growth-ours-%d", turns)
 		h.start(id, workflows.SessionInput{MaxTurnsPerPrompt: turns, ContinueAsNewAfterEvents: workflows.MaxContinueAsNewAfterEvents})
-		_, _ = h.prompt(id, "Do the tasks") // ends at the turn limit: every turn calls a tool
+		_, _ = h.on(id).Prompt("", "Do the tasks") // ends at the turn limit: every turn calls a tool
 		ours := h.historySize(id)
 		payload := 0
-		for _, e := range h.sessionLog(id) {
+		for _, e := range h.on(id).Log() {
 			if e.Type == sessionlog.AssistantMessage || e.Type == sessionlog.ToolResult {
 				payload += len(e.Data)
 			}

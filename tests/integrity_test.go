@@ -11,64 +11,15 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
-
-// runInputs returns the input of every run of a session, oldest first.
-func (h *harness) runInputs(id string) []workflows.SessionInput {
-	h.t.Helper()
-	var out []workflows.SessionInput
-	runID := ""
-	for {
-		first := h.fetchHistory(id, runID).GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
-		var in workflows.SessionInput
-		if err := json.Unmarshal(first.GetInput().GetPayloads()[0].GetData(), &in); err != nil {
-			h.t.Fatal(err)
-		}
-		out = append([]workflows.SessionInput{in}, out...)
-		if first.GetContinuedExecutionRunId() == "" {
-			return out
-		}
-		runID = first.GetContinuedExecutionRunId()
-	}
-}
-
-func (h *harness) runID(id string) string {
-	h.t.Helper()
-	d, err := h.c.DescribeWorkflowExecution(h.ctx(), id, "")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
-}
-
-func (h *harness) signal(id, name string, arg any) {
-	h.t.Helper()
-	if err := h.c.SignalWorkflow(h.ctx(), id, "", name, arg); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-// promptWithID is h.prompt with the update ID a retrying client would reuse.
-func (h *harness) promptWithID(id, updateID, text string) (string, error) {
-	h.t.Helper()
-	handle, err := h.c.UpdateWorkflow(h.ctx(), client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateID: updateID, UpdateName: contract.UpdatePrompt, Args: []any{text},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return "", err
-	}
-	var answer string
-	err = handle.Get(h.ctx(), &answer)
-	return answer, err
-}
 
 // sourceCounts counts the snapshots of the history by source ID.
 func sourceCounts(hist []todo.Snapshot) map[string]int {
@@ -77,10 +28,6 @@ func sourceCounts(hist []todo.Snapshot) map[string]int {
 		n[sn.Source.ID]++
 	}
 	return n
-}
-
-func oneItemList(content string) string {
-	return fmt.Sprintf(`{"todos":[{"content":%q,"status":"pending"}]}`, content)
 }
 
 // TestSignalsInTheContinueAsNewTaskAreNotLost sends signals one at a time to
@@ -99,19 +46,22 @@ func TestSignalsInTheContinueAsNewTaskAreNotLost(t *testing.T) {
 	const writes, messages = 12, 8
 	for i := 1; i <= writes; i++ {
 		content := fmt.Sprintf("signalled %d", i)
-		h.signal(id, contract.SignalTodoWrite, json.RawMessage(oneItemList(content)))
-		waitFor(t, func() bool { st := h.todos(id); return len(st.Todos) == 1 && st.Todos[0].Content == content })
+		h.on(id).Signal(contract.SignalTodoWrite, json.RawMessage(todotest.OneItem(content)))
+		sessiontest.WaitFor(t, 30*time.Second, "", func() bool { st := h.on(id).Todos(); return len(st.Todos) == 1 && st.Todos[0].Content == content })
 	}
 	for i := 1; i <= messages; i++ {
 		text := fmt.Sprintf("message %d", i)
-		h.signal(id, contract.SignalUserMessage, text)
-		waitFor(t, func() bool { st := h.todos(id); return len(st.Todos) == 1 && st.Todos[0].Content == text+" step 1" })
+		h.on(id).Signal(contract.SignalUserMessage, text)
+		sessiontest.WaitFor(t, 30*time.Second, "", func() bool {
+			st := h.on(id).Todos()
+			return len(st.Todos) == 1 && st.Todos[0].Content == text+" step 1"
+		})
 	}
 
-	if runs := len(h.runInputs(id)); runs < 4 {
+	if runs := len(h.on(id).RunInputs()); runs < 4 {
 		t.Fatalf("%d runs: the test must cross continue-as-new several times", runs)
 	}
-	hist := h.history(id)
+	hist := h.on(id).History()
 	signals, model := 0, 0
 	for src, n := range sourceCounts(hist) {
 		if n != 1 {
@@ -143,19 +93,19 @@ func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 	const first = "long 16: first task"
 	h.start(id, workflows.SessionInput{Prompt: first, ContinueAsNewAfterEvents: 40, MaxTurnsPerPrompt: 40})
 
-	waitFor(t, func() bool { return h.todos(id).Seq > 0 })
-	h.signal(id, contract.SignalUserMessage, "queued one")
-	h.signal(id, contract.SignalUserMessage, "queued two")
-	waitFor(t, func() bool { return len(h.runInputs(id)) >= 2 })
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return h.on(id).Todos().Seq > 0 })
+	h.on(id).Signal(contract.SignalUserMessage, "queued one")
+	h.on(id).Signal(contract.SignalUserMessage, "queued two")
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return len(h.on(id).RunInputs()) >= 2 })
 
 	var wg sync.WaitGroup
 	var answer string
 	var promptErr error
-	wg.Go(func() { answer, promptErr = h.prompt(id, "waited three") })
+	wg.Go(func() { answer, promptErr = h.on(id).Prompt("", "waited three") })
 	seqs := make([]int64, 3)
 	for i := range seqs {
 		wg.Go(func() {
-			res, err := h.write(id, fmt.Sprint("mid-prompt-write-", i), oneItemList(fmt.Sprint("outside ", i)))
+			res, err := h.on(id).Write(fmt.Sprint("mid-prompt-write-", i), todotest.OneItem(fmt.Sprint("outside ", i)))
 			if err != nil {
 				t.Error(err)
 			}
@@ -167,8 +117,8 @@ func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 		t.Fatalf("waited prompt: %q, %v", answer, promptErr)
 	}
 	tasks := map[string]int{first: 16, "queued one": 1, "queued two": 1, "waited three": 1}
-	waitFor(t, func() bool {
-		n := sourceCounts(h.history(id))
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool {
+		n := sourceCounts(h.on(id).History())
 		for task, steps := range tasks {
 			if n[stepCallID(task, steps)] == 0 {
 				return false
@@ -177,7 +127,7 @@ func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 		return true
 	})
 
-	counts := sourceCounts(h.history(id))
+	counts := sourceCounts(h.on(id).History())
 	for task, steps := range tasks {
 		for k := 1; k <= steps; k++ {
 			if n := counts[stepCallID(task, k)]; n != 1 {
@@ -191,7 +141,7 @@ func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 		}
 	}
 	carried := false
-	for _, in := range h.runInputs(id) {
+	for _, in := range h.on(id).RunInputs() {
 		if c := in.Carry; c != nil && c.Resuming && len(c.Inbox) > 0 {
 			carried = true
 		}
@@ -212,38 +162,38 @@ func TestRetriedUpdatesAcrossContinueAsNewAreAnsweredOnce(t *testing.T) {
 	id := uniqueID("retry-across-continue-as-new")
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30})
 
-	stale := oneItemList("the list a retry must not bring back")
-	first, err := h.write(id, "retried-write", stale)
+	stale := todotest.OneItem("the list a retry must not bring back")
+	first, err := h.on(id).Write("retried-write", stale)
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer, err := h.promptWithID(id, "retried-prompt", "plan the release")
+	answer, err := h.on(id).Prompt("retried-prompt", "plan the release")
 	if err != nil || answer != "done: plan the release" {
 		t.Fatalf("prompt: %q, %v", answer, err)
 	}
 	requests := cs.count()
-	run := h.runID(id)
+	run := h.on(id).RunID()
 	var latest todo.WriteResult
-	for i := 0; h.runID(id) == run; i++ {
-		if latest, err = h.write(id, "", oneItemList(fmt.Sprint("newer ", i))); err != nil {
+	for i := 0; h.on(id).RunID() == run; i++ {
+		if latest, err = h.on(id).Write("", todotest.OneItem(fmt.Sprint("newer ", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	again, err := h.write(id, "retried-write", stale)
+	again, err := h.on(id).Write("retried-write", stale)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Seq != first.Seq || again.Message != first.Message || len(again.Todos) != 1 || again.Todos[0] != first.Todos[0] {
 		t.Fatalf("retried write answered %+v, first answer %+v", again, first)
 	}
-	if st := h.todos(id); st.Seq != latest.Seq || st.Todos[0].Content != latest.Todos[0].Content {
+	if st := h.on(id).Todos(); st.Seq != latest.Seq || st.Todos[0].Content != latest.Todos[0].Content {
 		t.Fatalf("the retry changed the plan: %+v", st)
 	}
-	if n := sourceCounts(h.history(id))["retried-write"]; n != 1 {
+	if n := sourceCounts(h.on(id).History())["retried-write"]; n != 1 {
 		t.Fatalf("retried write recorded %d times", n)
 	}
-	answer2, err := h.promptWithID(id, "retried-prompt", "plan the release")
+	answer2, err := h.on(id).Prompt("retried-prompt", "plan the release")
 	if err != nil || answer2 != answer {
 		t.Fatalf("retried prompt: %q, %v; first answer %q", answer2, err, answer)
 	}
@@ -282,7 +232,7 @@ func TestCancelledSessionReturnsItsPlan(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	id := uniqueID("cancel-summary")
 	run := h.start(id, workflows.SessionInput{})
-	res, err := h.write(id, "", oneItemList("Ship it"))
+	res, err := h.on(id).Write("", todotest.OneItem("Ship it"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +266,7 @@ func TestSlowModelTurnHeartbeats(t *testing.T) {
 	id := uniqueID("slow-model")
 	h.start(id, workflows.SessionInput{})
 	done := make(chan error, 1)
-	go func() { _, err := h.prompt(id, "think hard"); done <- err }()
+	go func() { _, err := h.on(id).Prompt("", "think hard"); done <- err }()
 	heartbeat := false
 	for deadline := time.Now().Add(20 * time.Second); !heartbeat && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		d, err := h.c.DescribeWorkflowExecution(context.Background(), id, "")

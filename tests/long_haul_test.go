@@ -9,6 +9,7 @@ import (
 
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -33,7 +34,7 @@ func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 	wg.Go(func() {
 		for i := range updates {
 			uid := fmt.Sprint("haul-update-", i)
-			res, err := h.write(id, uid, oneItemList(uid))
+			res, err := h.on(id).Write(uid, todotest.OneItem(uid))
 			if err != nil {
 				t.Error(err)
 				return
@@ -46,20 +47,20 @@ func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 	})
 	wg.Go(func() {
 		for i := range signals {
-			h.signal(id, contract.SignalTodoWrite, json.RawMessage(oneItemList(fmt.Sprint("haul-signal-", i))))
+			h.on(id).Signal(contract.SignalTodoWrite, json.RawMessage(todotest.OneItem(fmt.Sprint("haul-signal-", i))))
 			pace(i)
 		}
 	})
 	wg.Go(func() {
 		for i := range messages {
-			h.signal(id, contract.SignalUserMessage, fmt.Sprintf("long %d: message %d", steps, i))
+			h.on(id).Signal(contract.SignalUserMessage, fmt.Sprintf("long %d: message %d", steps, i))
 			pace(i * 7)
 		}
 	})
 	wg.Go(func() {
 		for i := range prompts {
 			text := fmt.Sprintf("long %d: prompt %d", steps, i)
-			answer, err := h.prompt(id, text)
+			answer, err := h.on(id).Prompt("", text)
 			if err != nil {
 				t.Error(err)
 				return
@@ -84,7 +85,7 @@ func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 	var hist []todo.Snapshot
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		hist = h.history(id)
+		hist = h.on(id).History()
 		if signalled(hist) == signals && allStepsDone(hist, tasks, steps) {
 			break
 		}
@@ -137,7 +138,7 @@ func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 	if len(updateSeqs) != updates || len(answers) != prompts {
 		t.Fatalf("%d updates and %d prompts answered", len(updateSeqs), len(answers))
 	}
-	if runs := len(h.runInputs(id)); runs < 4 {
+	if runs := len(h.on(id).RunInputs()); runs < 4 {
 		t.Fatalf("%d runs, want at least 3 continue-as-new crossings", runs)
 	}
 	if total := updates + signals + (messages+prompts)*steps; len(hist) != total {

@@ -8,33 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"go.temporal.io/api/enums/v1"
+	"time"
 
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
+	"github.com/durabletodos/agenttodos/todo/todotest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
-
-// worstList is the largest valid list (64 items of 4,096 content bytes:
-// 262,144 bytes, the limit of rules 7 and 10) made of one character, which
-// for < and & cost six bytes each under Temporal's default JSON encoding,
-// and for control characters cost six bytes under any JSON encoding.
-func worstList(char rune, tag string) string {
-	const items, itemBytes = 64, 4096
-	var b strings.Builder
-	b.WriteString(`{"todos":[`)
-	for i := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		prefix := fmt.Sprintf("%s %02d ", tag, i)
-		content, _ := json.Marshal(prefix + strings.Repeat(string(char), itemBytes-len(prefix)))
-		fmt.Fprintf(&b, `{"content":%s,"status":"in_progress"}`, content)
-	}
-	b.WriteString(`]}`)
-	return b.String()
-}
 
 // TestWorstCaseListsNeverWedgeTheSession writes the largest valid lists of
 // the costliest characters, three at a time and across continue-as-new.
@@ -45,12 +26,12 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	id := uniqueID("worst-case-lists")
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: workflows.MinContinueAsNewAfterEvents})
-	lists := []string{worstList('<', "lt"), worstList('\x01', "ctl"), worstList('&', "amp")}
+	lists := []string{todotest.Worst('<', "lt"), todotest.Worst('\x01', "ctl"), todotest.Worst('&', "amp")}
 	for round := range 3 {
 		var wg sync.WaitGroup
 		for i, list := range lists {
 			wg.Go(func() {
-				if _, err := h.write(id, fmt.Sprintf("worst-%d-%d", round, i), list); err != nil {
+				if _, err := h.on(id).Write(fmt.Sprintf("worst-%d-%d", round, i), list); err != nil {
 					t.Errorf("round %d list %d: %v", round, i, err)
 				}
 			})
@@ -62,9 +43,9 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 		// Each round leaves the run past its limit: the next round starts
 		// once the session has carried the lists into a new run.
 		runs := round + 2
-		waitFor(t, func() bool { return len(h.runInputs(id)) >= runs })
+		sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return len(h.on(id).RunInputs()) >= runs })
 	}
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Seq != 9 || len(st.Todos) != 64 || st.Counts.InProgress != 64 {
 		t.Fatalf("current list: seq %d, %d items", st.Seq, len(st.Todos))
 	}
@@ -72,7 +53,7 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 	// snapshots: continue-as-new carries as many as fit in its byte budget.
 	var seqs []int64
 	for req := (sessionlog.PageRequest{}); ; {
-		page := h.history(id, req)
+		page := h.on(id).History(req)
 		if len(page) == 0 {
 			break
 		}
@@ -91,7 +72,7 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 	if len(seqs) < 2 || seqs[len(seqs)-1] != 9 {
 		t.Fatalf("todo_history holds seqs %v, want the newest ones up to 9", seqs)
 	}
-	inputs := h.runInputs(id)
+	inputs := h.on(id).RunInputs()
 	if len(inputs) < 4 {
 		t.Fatalf("%d runs: the lists must cross continue-as-new", len(inputs))
 	}
@@ -100,27 +81,8 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 			t.Errorf("a run started from a %d-byte input", len(b))
 		}
 	}
-	h.assertNoFailedTasks(id)
+	h.on(id).AssertNoFailedTasks()
 	h.replay(id)
-}
-
-// assertNoFailedTasks checks every run of a session for failed workflow
-// tasks.
-func (h *harness) assertNoFailedTasks(id string) {
-	h.t.Helper()
-	runID := ""
-	for {
-		events := h.fetchHistory(id, runID).GetEvents()
-		for _, e := range events {
-			if e.GetEventType() == enums.EVENT_TYPE_WORKFLOW_TASK_FAILED {
-				h.t.Errorf("run %s: workflow task failed: %v", runID, e.GetWorkflowTaskFailedEventAttributes().GetFailure().GetMessage())
-			}
-		}
-		runID = events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
-		if runID == "" {
-			return
-		}
-	}
 }
 
 // TestLargeRejectedSignalsKeepReadsAndTurnsWorking: two rejected lists of
@@ -133,17 +95,17 @@ func TestLargeRejectedSignalsKeepReadsAndTurnsWorking(t *testing.T) {
 	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
 	id := uniqueID("large-rejections")
 	h.start(id, workflows.SessionInput{})
-	if _, err := h.write(id, "", oneItemList("keep me")); err != nil {
+	if _, err := h.on(id).Write("", todotest.OneItem("keep me")); err != nil {
 		t.Fatal(err)
 	}
-	big := []string{hugeList(600, 2500), strings.Replace(hugeList(600, 2500), "item 0000", "item ZZZZ", 1)}
+	big := []string{todotest.Huge(600, 2500), strings.Replace(todotest.Huge(600, 2500), "item 0000", "item ZZZZ", 1)}
 	for _, list := range big {
-		h.signal(id, contract.SignalTodoWrite, json.RawMessage(list))
+		h.on(id).Signal(contract.SignalTodoWrite, json.RawMessage(list))
 	}
 	var rejected []sessionlog.TodoRejectedData
-	waitFor(t, func() bool {
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool {
 		rejected = rejected[:0]
-		for _, e := range h.sessionLog(id) {
+		for _, e := range h.on(id).Log() {
 			if e.Type == sessionlog.TodoRejected {
 				var d sessionlog.TodoRejectedData
 				if err := json.Unmarshal(e.Data, &d); err != nil {
@@ -161,13 +123,13 @@ func TestLargeRejectedSignalsKeepReadsAndTurnsWorking(t *testing.T) {
 			t.Fatalf("rejection %d logged as %+v", i, d)
 		}
 	}
-	if st := h.todos(id); st.Todos[0].Content != "keep me" {
+	if st := h.on(id).Todos(); st.Todos[0].Content != "keep me" {
 		t.Fatalf("the last good list is gone: %+v", st)
 	}
 	if out, errOut, code := h.runClient("log", id); code != 0 || !strings.Contains(out, "at most 500 items") {
 		t.Fatalf("client log: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if answer, err := h.prompt(id, "still there?"); err != nil || answer != "done: still there?" {
+	if answer, err := h.on(id).Prompt("", "still there?"); err != nil || answer != "done: still there?" {
 		t.Fatalf("model turn after the rejections: %q, %v", answer, err)
 	}
 }

@@ -1,13 +1,11 @@
 package tests
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -27,9 +25,9 @@ func newReplayer(t testing.TB) worker.WorkflowReplayer {
 // workflow code: any non-determinism fails the test.
 func (h *harness) replay(id string) {
 	h.t.Helper()
-	runID := h.runID(id)
+	runID := h.on(id).RunID()
 	for {
-		hist := h.fetchHistory(id, runID)
+		hist := h.on(id).FetchHistory(runID)
 		if err := newReplayer(h.t).ReplayWorkflowHistory(nil, hist); err != nil {
 			h.t.Fatalf("replay of %s run %s: %v", id, runID, err)
 		}
@@ -43,20 +41,6 @@ func (h *harness) replay(id string) {
 		}
 		runID = first.GetContinuedExecutionRunId()
 	}
-}
-
-func (h *harness) fetchHistory(id, runID string) *historypb.History {
-	h.t.Helper()
-	it := h.c.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	hist := &historypb.History{}
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, e)
-	}
-	return hist
 }
 
 func (h *harness) record(id, runID string, hist *historypb.History) {

@@ -13,6 +13,7 @@ import (
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/payloads"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -30,10 +31,10 @@ func TestSessionsRunWithoutRegisteredSearchAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := shared.server.NewClientWithOptions(client.Options{Namespace: ns, Logger: quietLogger(), DataConverter: payloads.DataConverter()})
+	c := shared.server.NewClientWithOptions(client.Options{Namespace: ns, Logger: sessiontest.QuietLogger(), DataConverter: payloads.DataConverter()})
 	// A new namespace reaches every server role within moments.
 	var missing []string
-	waitFor(t, func() bool {
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool {
 		missing, err = workflows.MissingSearchAttributes(ctx, c, ns)
 		return err == nil
 	})
@@ -48,16 +49,16 @@ func TestSessionsRunWithoutRegisteredSearchAttributes(t *testing.T) {
 	defer w.Stop()
 	h := &harness{t: t, c: c, queue: "no-sa", worker: w}
 	var run client.WorkflowRun
-	waitFor(t, func() bool {
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool {
 		run, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "no-sa-session", TaskQueue: "no-sa"}, contract.WorkflowType, workflows.SessionInput{})
 		return err == nil
 	})
 	defer func() { _ = c.CancelWorkflow(context.Background(), run.GetID(), "") }()
-	res, err := h.write(run.GetID(), "", `{"todos":[{"content":"works anyway","status":"in_progress"}]}`)
+	res, err := h.on(run.GetID()).Write("", `{"todos":[{"content":"works anyway","status":"in_progress"}]}`)
 	if err != nil || res.Seq != 1 {
 		t.Fatalf("write %+v: %v", res, err)
 	}
-	if st := h.todos(run.GetID()); st.Counts.InProgress != 1 {
+	if st := h.on(run.GetID()).Todos(); st.Counts.InProgress != 1 {
 		t.Fatalf("state %+v", st)
 	}
 	h.assertStillRunning(run.GetID())

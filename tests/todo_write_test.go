@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,82 +17,20 @@ import (
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
-
-// write sends a todo_write update with the arguments as raw JSON, exactly
-// what the model (or `temporal workflow update execute --input`) sends. Like
-// any careful client it retries a call that timed out with the same update
-// ID, which the session applies once: server v1.32.1 can stall a session
-// under bursts of concurrent updates (temporalio/temporal#7741) for a minute
-// or more before it recovers.
-func (h *harness) write(id, updateID, args string) (todo.WriteResult, error) {
-	h.t.Helper()
-	if updateID == "" {
-		updateID = fmt.Sprintf("%s-%d", id, updateCounter.Add(1))
-	}
-	deadline := time.Now().Add(writeBudget)
-	for {
-		res, timedOut, err := writeOnce(h, id, updateID, args, writeAttempt)
-		if !timedOut || time.Now().After(deadline) {
-			return res, err
-		}
-	}
-}
-
-const (
-	writeBudget  = 8 * time.Minute
-	writeAttempt = 30 * time.Second
-)
-
-var updateCounter atomic.Int64
-
-func (h *harness) todos(id string) todo.State {
-	h.t.Helper()
-	var st todo.State
-	h.query(id, contract.QueryTodos, &st)
-	return st
-}
-
-func (h *harness) history(id string, req ...sessionlog.PageRequest) []todo.Snapshot {
-	h.t.Helper()
-	var snaps []todo.Snapshot
-	h.query(id, contract.QueryTodoHistory, &snaps, req...)
-	return snaps
-}
-
-func (h *harness) sessionLog(id string, req ...sessionlog.PageRequest) []sessionlog.Event {
-	h.t.Helper()
-	var events []sessionlog.Event
-	h.query(id, contract.QuerySessionLog, &events, req...)
-	return events
-}
-
-func (h *harness) query(id, name string, into any, req ...sessionlog.PageRequest) {
-	h.t.Helper()
-	args := make([]any, len(req))
-	for i := range req {
-		args[i] = req[i]
-	}
-	v, err := h.c.QueryWorkflow(h.ctx(), id, "", name, args...)
-	if err != nil {
-		h.t.Fatalf("query %s: %v", name, err)
-	}
-	if err := v.Get(into); err != nil {
-		h.t.Fatal(err)
-	}
-}
 
 func TestWriteQueryAndReject(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	h.start("write-query-reject", workflows.SessionInput{})
 
-	if st := h.todos("write-query-reject"); st.Seq != 0 || st.Todos == nil || len(st.Todos) != 0 {
+	if st := h.on("write-query-reject").Todos(); st.Seq != 0 || st.Todos == nil || len(st.Todos) != 0 {
 		t.Fatalf("fresh session: %+v", st)
 	}
-	res, err := h.write("write-query-reject", "", `{"todos":[{"content":"Run the tests","status":"in_progress"},{"content":"Fix the bug","status":"pending"},{"content":"Read the issue","status":"completed"}]}`)
+	res, err := h.on("write-query-reject").Write("", `{"todos":[{"content":"Run the tests","status":"in_progress"},{"content":"Fix the bug","status":"pending"},{"content":"Read the issue","status":"completed"}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,26 +49,26 @@ func TestWriteQueryAndReject(t *testing.T) {
 		`{"todos":[{"content":"` + strings.Repeat("é", 2049) + `","status":"pending"}]}`: "invalid todo: `content` exceeds 4096 bytes",
 	}
 	for args, want := range rejects {
-		_, err := h.write("write-query-reject", "", args)
+		_, err := h.on("write-query-reject").Write("", args)
 		var appErr *temporal.ApplicationError
 		if !errors.As(err, &appErr) || appErr.Message() != want || appErr.Type() != todo.ErrTypeInvalidTodos {
 			t.Errorf("%.60s: got %v, want %q", args, err, want)
 		}
 	}
 
-	st := h.todos("write-query-reject")
+	st := h.on("write-query-reject").Todos()
 	if st.Seq != 1 || len(st.Todos) != 3 || st.Counts != (todo.Counts{Pending: 1, InProgress: 1, Completed: 1}) {
 		t.Fatalf("rejected writes changed the list: %+v", st)
 	}
-	if hist := h.history("write-query-reject"); len(hist) != 1 || hist[0].Seq != 1 || hist[0].Source.Kind != todo.SourceUpdate {
+	if hist := h.on("write-query-reject").History(); len(hist) != 1 || hist[0].Seq != 1 || hist[0].Source.Kind != todo.SourceUpdate {
 		t.Fatalf("history %+v", hist)
 	}
-	if log := h.sessionLog("write-query-reject"); len(log) != 1 || log[0].Type != sessionlog.TodoWrite {
+	if log := h.on("write-query-reject").Log(); len(log) != 1 || log[0].Type != sessionlog.TodoWrite {
 		t.Fatalf("session log %+v", log)
 	}
 	// Rejected updates never reached history: one accepted update, no more.
 	accepted := 0
-	for _, e := range h.fetchHistory("write-query-reject", "").GetEvents() {
+	for _, e := range h.on("write-query-reject").FetchHistory("").GetEvents() {
 		if e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil {
 			accepted++
 		}
@@ -169,7 +106,7 @@ func TestSignalWritesAndRejectsWithoutApplying(t *testing.T) {
 	}
 	mustSignal(`{"todos":[{"content":"signalled","status":"in_progress"}]}`)
 	mustSignal(`{"todos":[{"content":"signalled","status":"pending","owner":"me"}]}`)
-	waitFor(t, func() bool { return len(h.sessionLog(id)) == 2 })
+	sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return len(h.on(id).Log()) == 2 })
 	// The first two are checked below; a burst after them makes the session
 	// signal-heavy for its replay.
 	defer func() {
@@ -177,17 +114,17 @@ func TestSignalWritesAndRejectsWithoutApplying(t *testing.T) {
 			mustSignal(fmt.Sprintf(`{"todos":[{"content":"burst %d","status":"in_progress"},{"content":"signalled","status":"completed"}]}`, i))
 		}
 		mustSignal(`{"todos":[{"content":"burst","status":"in_progress"},{"content":"burst","status":"completed"}]}`)
-		waitFor(t, func() bool { return len(h.sessionLog(id)) == 33 })
-		if st := h.todos(id); st.Todos[0].Content != "burst 29" {
+		sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return len(h.on(id).Log()) == 33 })
+		if st := h.on(id).Todos(); st.Todos[0].Content != "burst 29" {
 			t.Fatalf("after the burst: %+v", st)
 		}
 		h.replay(id)
 	}()
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Seq != 1 || st.Todos[0].Content != "signalled" || st.Counts.InProgress != 1 {
 		t.Fatalf("state %+v", st)
 	}
-	log := h.sessionLog(id)
+	log := h.on(id).Log()
 	var rej sessionlog.TodoRejectedData
 	if err := json.Unmarshal(log[1].Data, &rej); err != nil || log[1].Type != sessionlog.TodoRejected {
 		t.Fatalf("log %+v", log)
@@ -210,7 +147,7 @@ func TestLastWriteWinsWithConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := h.write(id, "", fmt.Sprintf(`{"todos":[{"content":"writer %d","status":"in_progress"}]}`, i))
+			res, err := h.on(id).Write("", fmt.Sprintf(`{"todos":[{"content":"writer %d","status":"in_progress"}]}`, i))
 			if err != nil {
 				t.Error(err)
 			}
@@ -232,11 +169,11 @@ func TestLastWriteWinsWithConcurrentWriters(t *testing.T) {
 			last = r
 		}
 	}
-	st := h.todos(id)
+	st := h.on(id).Todos()
 	if st.Seq != writers || st.Todos[0].Content != last.Todos[0].Content {
 		t.Fatalf("current %+v, highest seq wrote %q", st, last.Todos[0].Content)
 	}
-	hist := h.history(id)
+	hist := h.on(id).History()
 	if len(hist) != writers {
 		t.Fatalf("history has %d snapshots, want %d", len(hist), writers)
 	}
@@ -248,7 +185,7 @@ func TestLastWriteWinsWithConcurrentWriters(t *testing.T) {
 			t.Fatalf("seq %d holds %q, writer %d was told that seq", s.Seq, s.Todos[0].Content, w)
 		}
 	}
-	if page := h.history(id, sessionlog.PageRequest{AfterSeq: 10, Limit: 5}); len(page) != 5 || page[0].Seq != 11 {
+	if page := h.on(id).History(sessionlog.PageRequest{AfterSeq: 10, Limit: 5}); len(page) != 5 || page[0].Seq != 11 {
 		t.Fatalf("page %+v", page)
 	}
 }
@@ -259,18 +196,18 @@ func TestSameUpdateIDAppliedOnce(t *testing.T) {
 	id := "same-update-id"
 	h.start(id, workflows.SessionInput{})
 	args := `{"todos":[{"content":"only once","status":"pending"}]}`
-	first, err := h.write(id, "retry-me", args)
+	first, err := h.on(id).Write("retry-me", args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := h.write(id, "retry-me", args)
+	second, err := h.on(id).Write("retry-me", args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if first.Seq != 1 || second.Seq != 1 {
 		t.Fatalf("seqs %d and %d, want 1 and 1", first.Seq, second.Seq)
 	}
-	if hist := h.history(id); len(hist) != 1 {
+	if hist := h.on(id).History(); len(hist) != 1 {
 		t.Fatalf("history %+v", hist)
 	}
 }
@@ -316,16 +253,5 @@ func TestTodoWriteRejectsCallersThatAreNotSessions(t *testing.T) {
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Message() != todo.MsgNoOwningSession || appErr.Type() != todo.ErrTypeNoOwningSession {
 		t.Fatalf("standalone activity: %v", err)
-	}
-}
-
-func waitFor(t testing.TB, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 30s")
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"sort"
@@ -14,9 +13,11 @@ import (
 
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -86,16 +87,7 @@ func (b *bench) startNoop(id string) error {
 func (b *bench) update(id, name string, args []byte, into any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID:   id,
-		UpdateName:   name,
-		Args:         []any{json.RawMessage(args)},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return err
-	}
-	return h.Get(ctx, into)
+	return sessiontest.Update(ctx, b.c, id, "", name, args, into)
 }
 
 func (b *bench) write(id string, args []byte) (todo.WriteResult, error) {
@@ -112,11 +104,7 @@ func (b *bench) noopWrite(id string, args []byte) error {
 func (b *bench) query(id, name string, into any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	v, err := b.c.QueryWorkflow(ctx, id, "", name)
-	if err != nil {
-		return err
-	}
-	return v.Get(into)
+	return sessiontest.Query(ctx, b.c, id, name, into)
 }
 
 func (b *bench) queryTodos(id string) error {
@@ -129,33 +117,25 @@ func (b *bench) queryNoop(id string) error {
 	return b.query(id, noopQuery, &res)
 }
 
-// parallel runs fn(0..n-1) on the given number of goroutines and returns the
-// first error; after an error no new call starts.
+// parallel runs fn(0..n-1) on at most the given number of goroutines and
+// returns the first error; after an error no new call starts.
 func parallel(n, goroutines int, fn func(i int) error) error {
-	var (
-		next     atomic.Int64
-		failed   atomic.Bool
-		firstErr error
-		once     sync.Once
-		wg       sync.WaitGroup
-	)
-	for range goroutines {
-		wg.Go(func() {
-			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					once.Do(func() { firstErr = err })
-					failed.Store(true)
-					return
-				}
+	var g errgroup.Group
+	g.SetLimit(goroutines)
+	failed := atomic.Bool{}
+	for i := range n {
+		if failed.Load() {
+			break
+		}
+		g.Go(func() error {
+			if err := fn(i); err != nil {
+				failed.Store(true)
+				return err
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	return firstErr
+	return g.Wait()
 }
 
 // memory: baseline RSS and heap of the process (embedded server + worker),
@@ -387,7 +367,7 @@ func sizeOf(events []*historypb.HistoryEvent) int {
 func (b *bench) historyGrowth() error {
 	ours, base := "history-ours", "history-noop"
 	// No continue-as-new of our own in the middle of the measurement.
-	if err := b.startSession(ours, workflows.SessionInput{ContinueAsNewAfterEvents: 1 << 30}); err != nil {
+	if err := b.startSession(ours, workflows.SessionInput{ContinueAsNewAfterEvents: workflows.MaxContinueAsNewAfterEvents}); err != nil {
 		return err
 	}
 	if err := b.startNoop(base); err != nil {

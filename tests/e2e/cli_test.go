@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -167,7 +168,7 @@ func TestStockTemporalCLI(t *testing.T) {
 	c.json(nil, "workflow", "signal", "--name", contract.SignalTodoWrite, "--workflow-id", id, "--input", todosJSON(second))
 
 	var state todo.State
-	waitFor(t, 10*time.Second, "the signalled list in the todos query", func() bool {
+	sessiontest.WaitFor(t, 10*time.Second, "the signalled list in the todos query", func() bool {
 		c.query(&state, "--workflow-id", id, "--type", contract.QueryTodos)
 		return state.Seq == 2
 	})
@@ -203,10 +204,10 @@ func TestStockTemporalCLI(t *testing.T) {
 	c.json(nil, "workflow", "update", "execute", "--name", contract.UpdateTodoWrite, "--workflow-id", "cli-idle",
 		"--input", todosJSON([]todo.Item{{Content: "Wait for review", Status: todo.Pending}}))
 	// Visibility is eventually consistent: a write is in the list a moment later.
-	waitFor(t, 10*time.Second, "TodoInProgress > 0 to list only "+id, func() bool {
+	sessiontest.WaitFor(t, 10*time.Second, "TodoInProgress > 0 to list only "+id, func() bool {
 		return slices.Equal(c.listIDs("TodoInProgress > 0"), []string{id})
 	})
-	waitFor(t, 10*time.Second, "TodoInProgress = 0 to list only cli-idle", func() bool {
+	sessiontest.WaitFor(t, 10*time.Second, "TodoInProgress = 0 to list only cli-idle", func() bool {
 		return slices.Equal(c.listIDs("TodoInProgress = 0"), []string{"cli-idle"})
 	})
 }
@@ -226,15 +227,3 @@ func logMessages(out string) []string {
 }
 
 func todosJSON(items []todo.Item) string { return mustJSON(map[string]any{"todos": items}) }
-
-// waitFor polls cond until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -55,8 +56,8 @@ func TestWorkerOnAConfiguredClusterStartsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &session{t: t, c: c, id: "configured-cluster"}
-	if res := s.mustWrite("", `{"todos":[{"content":"runs remotely","status":"in_progress"}]}`); res.Seq != 1 {
+	s := sessiontest.Session{T: t, C: c, ID: "configured-cluster"}
+	if res := s.MustWrite("", `{"todos":[{"content":"runs remotely","status":"in_progress"}]}`); res.Seq != 1 {
 		t.Fatalf("write %+v", res)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -108,7 +109,7 @@ func TestNoAcceptedWriteLostWhenWorkerIsKilled(t *testing.T) {
 		t.Fatal("no write was in flight while the worker was down: the test proved nothing")
 	}
 
-	history := s.history()
+	history := s.AllHistory()
 	seen := map[string]todo.Snapshot{}
 	for i, snap := range history {
 		if i > 0 && snap.Seq <= history[i-1].Seq {
@@ -140,7 +141,7 @@ func TestNoAcceptedWriteLostWhenWorkerIsKilled(t *testing.T) {
 	}
 	if len(history) > 0 {
 		last := history[len(history)-1]
-		if cur := s.todos(); cur.Seq != last.Seq || !reflect.DeepEqual(cur.Todos, last.Todos) {
+		if cur := s.Todos(); cur.Seq != last.Seq || !reflect.DeepEqual(cur.Todos, last.Todos) {
 			t.Errorf("current list is seq %d %+v, want the highest snapshot, seq %d %+v", cur.Seq, cur.Todos, last.Seq, last.Todos)
 		}
 	}
@@ -149,13 +150,13 @@ func TestNoAcceptedWriteLostWhenWorkerIsKilled(t *testing.T) {
 // writeUntilAccepted sends one write and, whatever goes wrong, sends it again
 // with the same update ID until it succeeds: the server and the workflow
 // must make the retries of an accepted write harmless.
-func writeUntilAccepted(ctx context.Context, s *session, updateID, content string) (accepted, error) {
+func writeUntilAccepted(ctx context.Context, s sessiontest.Session, updateID, content string) (accepted, error) {
 	args := todosJSON([]todo.Item{{Content: content, Status: todo.InProgress}})
 	a := accepted{updateID: updateID, content: content, start: time.Now()}
 	for {
 		a.attempts++
 		attempt, cancel := context.WithTimeout(ctx, 10*time.Second)
-		res, err := s.write(attempt, updateID, args)
+		res, err := sessiontest.Write(attempt, s.C, s.ID, updateID, []byte(args))
 		cancel()
 		if err == nil {
 			a.seq, a.end = res.Seq, time.Now()

@@ -13,6 +13,7 @@ import (
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -31,13 +32,13 @@ func TestPlanSurvivesWorkerRestart(t *testing.T) {
 	cfg := newWorkerConfig(t)
 	a := startWorker(t, "A", cfg)
 	s := startSession(t, dial(t, cfg.Frontend), "restart-worker")
-	s.mustWrite("restart-1", planV1)
-	s.mustWrite("restart-2", planV2)
-	before, beforeHistory := s.todos(), s.history()
+	s.MustWrite("restart-1", planV1)
+	s.MustWrite("restart-2", planV2)
+	before, beforeHistory := s.Todos(), s.AllHistory()
 	a.Stop()
 
 	startWorker(t, "B", cfg)
-	s = s.on(dial(t, cfg.Frontend))
+	s = sessiontest.Session{T: s.T, C: dial(t, cfg.Frontend), ID: s.ID}
 	checkSurvived(t, s, before, beforeHistory)
 }
 
@@ -50,36 +51,36 @@ func TestPlanSurvivesServerRestartOnSameSQLite(t *testing.T) {
 
 	first := startInProcess(t, dataDir)
 	s := startSession(t, first.c, "restart-server")
-	s.mustWrite("restart-1", planV1)
-	s.mustWrite("restart-2", planV2)
-	before, beforeHistory := s.todos(), s.history()
+	s.MustWrite("restart-1", planV1)
+	s.MustWrite("restart-2", planV2)
+	before, beforeHistory := s.Todos(), s.AllHistory()
 	first.stop()
 
 	second := startInProcess(t, dataDir)
-	checkSurvived(t, s.on(second.c), before, beforeHistory)
+	checkSurvived(t, sessiontest.Session{T: s.T, C: second.c, ID: s.ID}, before, beforeHistory)
 }
 
 // checkSurvived expects the session to answer as it did before the restart
 // and to keep counting seq from where it was.
-func checkSurvived(t *testing.T, s *session, before todo.State, beforeHistory []todo.Snapshot) {
+func checkSurvived(t *testing.T, s sessiontest.Session, before todo.State, beforeHistory []todo.Snapshot) {
 	t.Helper()
 	if before.Seq != 2 || len(beforeHistory) != 2 {
 		t.Fatalf("before the restart: seq %d, %d snapshots; want 2 and 2", before.Seq, len(beforeHistory))
 	}
-	if after := s.todos(); !reflect.DeepEqual(after, before) {
+	if after := s.Todos(); !reflect.DeepEqual(after, before) {
 		t.Errorf("todos after the restart = %+v\nbefore = %+v", after, before)
 	}
-	if after := s.history(); !reflect.DeepEqual(after, beforeHistory) {
+	if after := s.AllHistory(); !reflect.DeepEqual(after, beforeHistory) {
 		t.Errorf("todo_history after the restart = %+v\nbefore = %+v", after, beforeHistory)
 	}
-	res := s.mustWrite("restart-3", planV3)
+	res := s.MustWrite("restart-3", planV3)
 	if res.Seq != 3 {
 		t.Errorf("first write after the restart got seq %d, want 3", res.Seq)
 	}
-	if got := s.todos(); got.Seq != 3 || got.Counts != (todo.Counts{Completed: 2}) {
+	if got := s.Todos(); got.Seq != 3 || got.Counts != (todo.Counts{Completed: 2}) {
 		t.Errorf("todos after the new write = %+v, want seq 3 with both items completed", got)
 	}
-	if h := s.history(); len(h) != 3 || !reflect.DeepEqual(h[:2], beforeHistory) || h[2].Seq != 3 {
+	if h := s.AllHistory(); len(h) != 3 || !reflect.DeepEqual(h[:2], beforeHistory) || h[2].Seq != 3 {
 		t.Errorf("todo_history after the new write = %+v, want the old two then seq 3", h)
 	}
 }
@@ -107,7 +108,7 @@ func startInProcess(t *testing.T, dataDir string) *inProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddress(), Namespace: srv.Namespace(), Logger: quietLogger()})
+	c, err := client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddress(), Namespace: srv.Namespace(), Logger: sessiontest.QuietLogger()})
 	if err != nil {
 		_ = srv.Stop()
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := s.mustWrite("ui-write-1", string(args))
+	res := s.MustWrite("ui-write-1", string(args))
 
 	// What todo.Markdown renders for this list: the heading and the counts
 	// line are the parts people read first.
@@ -68,7 +68,7 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 
 	// Navigate waits for the load event, not for the network to go quiet:
 	// the UI polls the server for as long as the page is open.
-	url := cfg.UIURL() + "/namespaces/" + namespaceName + "/workflows/" + s.id
+	url := cfg.UIURL() + "/namespaces/" + namespaceName + "/workflows/" + s.ID
 	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("open %s: %v", url, err)
 	}

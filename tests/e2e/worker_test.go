@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -16,7 +15,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
+
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 )
 
 const (
@@ -189,17 +189,12 @@ func dial(t *testing.T, frontend string) client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{HostPort: frontend, Namespace: namespaceName, Logger: quietLogger()})
+	c, err := client.DialContext(ctx, client.Options{HostPort: frontend, Namespace: namespaceName, Logger: sessiontest.QuietLogger()})
 	if err != nil {
 		t.Fatalf("dial %s: %v", frontend, err)
 	}
 	t.Cleanup(c.Close)
 	return c
-}
-
-// quietLogger keeps SDK chatter out of test output but shows warnings.
-func quietLogger() log.Logger {
-	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
 // findTool returns the first candidate that is an executable file, or fails
