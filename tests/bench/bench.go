@@ -386,7 +386,7 @@ func sizeOf(events []*historypb.HistoryEvent) int {
 func (b *bench) historyGrowth() error {
 	ours, base := "history-ours", "history-noop"
 	// No continue-as-new of our own in the middle of the measurement.
-	if err := b.startSession(ours, workflows.SessionInput{ContinueAsNewAfterEvents: 1 << 30}); err != nil {
+	if err := b.startSession(ours, workflows.SessionInput{ContinueAsNewAfterEvents: workflows.MaxContinueAsNewAfterEvents}); err != nil {
 		return err
 	}
 	if err := b.startNoop(base); err != nil {
