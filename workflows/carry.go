@@ -78,14 +78,7 @@ func (s *session) snapshotsToCarry(room int) []CarriedSnapshot {
 
 // inputBytes approximates the encoded size of the input the carry rides in.
 func inputBytes(in SessionInput) int {
-	n := 512 + todo.EncodedStringSize(in.Prompt) + todo.EncodedStringSize(in.SystemPrompt) + len(in.Model)
-	for _, turn := range in.Script {
-		n += todo.EncodedStringSize(turn.Content) + 32
-		for _, c := range turn.ToolCalls {
-			n += todo.EncodedStringSize(c.ID) + todo.EncodedStringSize(c.Name) + todo.EncodedStringSize(c.Arguments) + 48
-		}
-	}
-	return n
+	return 512 + todo.EncodedStringSize(in.Prompt) + todo.EncodedStringSize(in.SystemPrompt) + len(in.Model) + in.scriptBytes()
 }
 
 // restore takes over what the previous run carried.

@@ -40,13 +40,7 @@ const (
 
 // validate checks a new session's input; the error names the field.
 func (in SessionInput) validate() error {
-	scriptBytes := 0
-	for _, turn := range in.Script {
-		scriptBytes += todo.EncodedStringSize(turn.Content) + 32
-		for _, c := range turn.ToolCalls {
-			scriptBytes += todo.EncodedStringSize(c.ID) + todo.EncodedStringSize(c.Name) + todo.EncodedStringSize(c.Arguments) + 48
-		}
-	}
+	scriptBytes := in.scriptBytes()
 	checks := []struct {
 		ok    bool
 		field string
@@ -101,4 +95,16 @@ func orDefault(v, def int) int {
 		return def
 	}
 	return v
+}
+
+// scriptBytes bounds the script's encoded size.
+func (in SessionInput) scriptBytes() int {
+	n := 0
+	for _, turn := range in.Script {
+		n += todo.EncodedStringSize(turn.Content) + 32
+		for _, c := range turn.ToolCalls {
+			n += todo.EncodedStringSize(c.ID) + todo.EncodedStringSize(c.Name) + todo.EncodedStringSize(c.Arguments) + 48
+		}
+	}
+	return n
 }
