@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/chattest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/tools"
 )
@@ -53,63 +52,14 @@ func modelEvents(t *testing.T, pairs ...any) []sessionlog.Event {
 	return out
 }
 
-// modelFakeServer speaks the Chat Completions protocol: it records each
-// request and answers with the status, headers and body it was given.
-type modelFakeServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []map[string]any
-	paths    []string
-	auth     []string
-	status   int
-	header   http.Header
-	body     string
+// newModelFakeServer answers every request with the same status and body.
+func newModelFakeServer(t *testing.T, status int, body any) *chattest.Server {
+	return chattest.NewServer(t, "", func(int, chattest.Request) (int, any) { return status, body })
 }
 
-func newModelFakeServer(t *testing.T, status int, body string) *modelFakeServer {
-	s := &modelFakeServer{status: status, body: body, header: http.Header{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var req map[string]any
-		if err := json.Unmarshal(raw, &req); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		s.mu.Lock()
-		s.requests = append(s.requests, req)
-		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
-		s.auth = append(s.auth, r.Header.Get("Authorization"))
-		status, body := s.status, s.body
-		for k, v := range s.header {
-			w.Header()[k] = v
-		}
-		s.mu.Unlock()
-		if strings.HasPrefix(body, "{") {
-			w.Header().Set("Content-Type", "application/json")
-		} else {
-			w.Header().Set("Content-Type", "text/html")
-		}
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func modelCompletion(finish string, content any, toolCalls ...[3]string) string {
-	var calls []map[string]any
-	for _, c := range toolCalls {
-		calls = append(calls, map[string]any{"id": c[0], "type": "function", "function": map[string]any{"name": c[1], "arguments": c[2]}})
-	}
-	msg := map[string]any{"role": "assistant", "content": content, "refusal": nil}
-	if calls != nil {
-		msg["tool_calls"] = calls
-	}
-	b, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-test",
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
-		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-	})
-	return string(b)
+// modelCall is a tool call of a completion.
+func modelCall(id, name, args string) chattest.Call {
+	return chattest.Call{ID: id, Name: name, Arguments: args}
 }
 
 type modelHarness struct {
@@ -118,7 +68,7 @@ type modelHarness struct {
 	log    *modelFakeLog
 }
 
-func newModelHarness(t *testing.T, srv *modelFakeServer, events []sessionlog.Event) *modelHarness {
+func newModelHarness(t *testing.T, srv *chattest.Server, events []sessionlog.Event) *modelHarness {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	log := &modelFakeLog{events: events}
@@ -155,7 +105,7 @@ var modelPlan = []todo.Item{{Content: "Run the tests", Status: todo.InProgress},
 
 func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 	args := `{"todos":[{"content":"Run the tests","status":"completed"},{"content":"Fix <the> bug","status":"in_progress"}]}`
-	srv := newModelFakeServer(t, 200, modelCompletion("tool_calls", nil, [3]string{"call_xyz", contract.ToolTodoWrite, args}))
+	srv := newModelFakeServer(t, 200, chattest.Completion(nil, modelCall("call_xyz", contract.ToolTodoWrite, args)))
 	first := sessionlog.Call{ID: "call_1", Name: contract.ToolTodoWrite, Arguments: `{"todos":[{"content":"Run the tests","status":"in_progress"}]}`}
 	events := modelEvents(t,
 		sessionlog.UserMessage, sessionlog.MessageData{Text: "Fix the build"},
@@ -181,10 +131,10 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 		t.Fatalf("output %+v, want %+v", out, want)
 	}
 
-	if len(srv.requests) != 1 || srv.paths[0] != "POST /chat/completions" || srv.auth[0] != "Bearer test-key" {
-		t.Fatalf("requests %v auth %v", srv.paths, srv.auth)
+	if got := srv.Request(0); srv.Count() != 1 || got.Method+" "+got.Path != "POST /chat/completions" || got.Auth != "Bearer test-key" {
+		t.Fatalf("%d requests, first %s %s auth %q", srv.Count(), got.Method, got.Path, got.Auth)
 	}
-	req := srv.requests[0]
+	req := srv.Request(0).Raw
 	if req["model"] != "gpt-test" || req["tool_choice"] != "auto" {
 		t.Fatalf("model %v tool_choice %v", req["model"], req["tool_choice"])
 	}
@@ -231,7 +181,7 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 
 func TestModelTurnPassesMalformedArgumentsVerbatim(t *testing.T) {
 	bad := `{"todos": [{"content": "Run the tests", "status": "in_progress"},]` // trailing comma, unclosed
-	srv := newModelFakeServer(t, 200, modelCompletion("tool_calls", "Updating the plan.", [3]string{"call_bad", contract.ToolTodoWrite, bad}, [3]string{"", contract.ToolTodoWrite, "not json"}))
+	srv := newModelFakeServer(t, 200, chattest.Completion("Updating the plan.", modelCall("call_bad", contract.ToolTodoWrite, bad), modelCall("", contract.ToolTodoWrite, "not json")))
 	h := newModelHarness(t, srv, modelEvents(t, sessionlog.UserMessage, sessionlog.MessageData{Text: "go"}))
 	out, err := h.run(ModelTurnInput{FromSeq: 1, UpToSeq: 1}) // model from the config
 	if err != nil {
@@ -245,15 +195,15 @@ func TestModelTurnPassesMalformedArgumentsVerbatim(t *testing.T) {
 	if !reflect.DeepEqual(out.Message, want) || out.Requested != 2 {
 		t.Fatalf("output %+v", out)
 	}
-	if srv.requests[0]["model"] != "gpt-test" {
-		t.Fatalf("model %v, want the configured default", srv.requests[0]["model"])
+	if srv.Request(0).Raw["model"] != "gpt-test" {
+		t.Fatalf("model %v, want the configured default", srv.Request(0).Raw["model"])
 	}
 }
 
 func TestModelTurnResendsMalformedArgumentsVerbatim(t *testing.T) {
 	bad := `{"todos": [oops`
 	call := sessionlog.Call{ID: "call_bad", Name: contract.ToolTodoWrite, Arguments: bad}
-	srv := newModelFakeServer(t, 200, modelCompletion("stop", "Fixed."))
+	srv := newModelFakeServer(t, 200, chattest.Completion("Fixed."))
 	h := newModelHarness(t, srv, modelEvents(t,
 		sessionlog.UserMessage, sessionlog.MessageData{Text: "go"},
 		sessionlog.AssistantMessage, sessionlog.AssistantData{ToolCalls: []sessionlog.Call{call}},
@@ -266,7 +216,7 @@ func TestModelTurnResendsMalformedArgumentsVerbatim(t *testing.T) {
 	if out.Message.Content != "Fixed." || out.FinishReason != "stop" || len(out.Message.ToolCalls) != 0 {
 		t.Fatalf("output %+v", out)
 	}
-	msgs := srv.requests[0]["messages"].([]any)[1:] // after the default system prompt
+	msgs := srv.Request(0).Raw["messages"].([]any)[1:] // after the default system prompt
 	fn := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)
 	if fn["arguments"] != bad {
 		t.Fatalf("arguments resent as %q", fn["arguments"])
@@ -312,7 +262,7 @@ func TestModelTurnErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newModelFakeServer(t, tc.status, tc.body)
 			for k, v := range tc.header {
-				srv.header.Set(k, v)
+				srv.SetHeader(k, v)
 			}
 			h := newModelHarness(t, srv, events(t))
 			_, err := h.run(ModelTurnInput{Model: "gpt-test", FromSeq: 1, UpToSeq: 1})
@@ -323,8 +273,8 @@ func TestModelTurnErrors(t *testing.T) {
 			if appErr.NextRetryDelay() != tc.delay {
 				t.Fatalf("next retry delay %v, want %v", appErr.NextRetryDelay(), tc.delay)
 			}
-			if len(srv.requests) != 1 {
-				t.Fatalf("%d requests: the SDK must not retry on its own", len(srv.requests))
+			if srv.Count() != 1 {
+				t.Fatalf("%d requests: the SDK must not retry on its own", srv.Count())
 			}
 		})
 	}

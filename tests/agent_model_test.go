@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/durabletodos/agenttodos/tests/chattest"
 )
 
 // stepModel is a Chat Completions model whose every answer follows from the
@@ -14,8 +16,8 @@ import (
 // "T step 1" … "T step N" one tool call per turn, then answers "done: T".
 // N is 1, or n for a message "long n: …". A call's ID names T and the step,
 // so a message worked twice shows as two snapshots with one source ID.
-func stepModel(t testing.TB, think time.Duration) *chatServer {
-	return newChatServer(t, func(_ int, req chatRequest) (int, any) {
+func stepModel(t testing.TB, think time.Duration) *chattest.Server {
+	return newChatServer(t, func(_ int, req chattest.Request) (int, any) {
 		time.Sleep(think)
 		task, results := "", 0
 		for _, m := range req.Messages {

@@ -12,6 +12,7 @@ import (
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/chattest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -23,7 +24,7 @@ func TestAgentOverChatCompletions(t *testing.T) {
 	const id = "agent-chat-completions"
 	var h *harness
 	external := `{"todos":[{"content":"Write the migration","status":"completed"},{"content":"Ask the user before deploying","status":"in_progress"}]}`
-	cs := newChatServer(t, func(n int, req chatRequest) (int, any) {
+	cs := newChatServer(t, func(n int, req chattest.Request) (int, any) {
 		switch n {
 		case 0:
 			return 200, completion("Planning.", todoCall("plan", `{"todos":[{"content":"Write the migration","status":"in_progress"},{"content":"Deploy","status":"pending"}]}`))
@@ -37,18 +38,18 @@ func TestAgentOverChatCompletions(t *testing.T) {
 			return 200, completion("Waiting for your go-ahead before deploying.")
 		}
 	})
-	h = newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h = newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	h.start(id, workflows.SessionInput{})
 
 	answer, err := h.on(id).Prompt("", "Ship the migration")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if answer != "Waiting for your go-ahead before deploying." || cs.count() != 3 {
-		t.Fatalf("answer %q after %d requests", answer, cs.count())
+	if answer != "Waiting for your go-ahead before deploying." || cs.Count() != 3 {
+		t.Fatalf("answer %q after %d requests", answer, cs.Count())
 	}
 
-	first := cs.request(0)
+	first := cs.Request(0)
 	if first.Model != "test-model" || first.Messages[0].Role != "system" || first.Messages[1].Text() != "Ship the migration" {
 		t.Fatalf("first request %+v", first)
 	}
@@ -56,7 +57,7 @@ func TestAgentOverChatCompletions(t *testing.T) {
 		t.Fatalf("tools offered %+v", first.Tools)
 	}
 
-	last := cs.request(2)
+	last := cs.Request(2)
 	msgs := last.Messages
 	var reminder, brokenResult string
 	for _, m := range msgs {
@@ -82,10 +83,10 @@ func TestAgentOverChatCompletions(t *testing.T) {
 
 // assertToolPairs checks that every request pairs each assistant tool call
 // with exactly one tool result right after it, and no result is orphaned.
-func assertToolPairs(t *testing.T, cs *chatServer) {
+func assertToolPairs(t *testing.T, cs *chattest.Server) {
 	t.Helper()
-	for n := 0; n < cs.count(); n++ {
-		msgs := cs.request(n).Messages
+	for n := 0; n < cs.Count(); n++ {
+		msgs := cs.Request(n).Messages
 		open := map[string]bool{}
 		for i, m := range msgs {
 			switch m.Role {
@@ -112,24 +113,24 @@ func assertToolPairs(t *testing.T, cs *chatServer) {
 
 func TestModelRateLimitIsRetriedByTemporal(t *testing.T) {
 	t.Parallel()
-	cs := newChatServer(t, func(n int, _ chatRequest) (int, any) {
+	cs := newChatServer(t, func(n int, _ chattest.Request) (int, any) {
 		if n == 0 {
-			return http.StatusTooManyRequests, rateLimited()
+			return http.StatusTooManyRequests, chattest.RateLimited()
 		}
 		return 200, completion("Hello after a retry.")
 	})
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	h.start("agent-429", workflows.SessionInput{})
 	answer, err := h.on("agent-429").Prompt("", "hi")
-	if err != nil || answer != "Hello after a retry." || cs.count() != 2 {
-		t.Fatalf("answer %q err %v after %d requests", answer, err, cs.count())
+	if err != nil || answer != "Hello after a retry." || cs.Count() != 2 {
+		t.Fatalf("answer %q err %v after %d requests", answer, err, cs.Count())
 	}
 }
 
 func TestModelAuthErrorIsReportedNotRetried(t *testing.T) {
 	t.Parallel()
-	cs := newChatServer(t, func(int, chatRequest) (int, any) { return 200, completion("unreachable") })
-	h := newHarness(t, harnessOptions{models: cs.config("wrong-key")})
+	cs := newChatServer(t, func(int, chattest.Request) (int, any) { return 200, completion("unreachable") })
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "wrong-key")})
 	h.start("agent-401", workflows.SessionInput{})
 	_, err := h.on("agent-401").Prompt("", "hi")
 	var appErr *temporal.ApplicationError
@@ -137,8 +138,8 @@ func TestModelAuthErrorIsReportedNotRetried(t *testing.T) {
 		!strings.Contains(appErr.Message(), "401") || !strings.Contains(appErr.Message(), "Incorrect API key provided") {
 		t.Fatalf("prompt error %v", err)
 	}
-	if cs.count() != 0 {
-		t.Fatalf("rejected request reached the handler %d times", cs.count())
+	if cs.Count() != 0 {
+		t.Fatalf("rejected request reached the handler %d times", cs.Count())
 	}
 	log := h.on("agent-401").Log()
 	if last := log[len(log)-1]; last.Type != sessionlog.TurnFailed {
@@ -174,13 +175,13 @@ func TestPlanSurvivesContinueAsNewAndTrimming(t *testing.T) {
 		}
 		return `{"todos":[` + strings.Join(items, ",") + `]}`
 	}
-	cs := newChatServer(t, func(n int, _ chatRequest) (int, any) {
+	cs := newChatServer(t, func(n int, _ chattest.Request) (int, any) {
 		if n < steps {
 			return 200, completion("Working on step "+string(rune('A'+n))+".", todoCall("step", plan(n)))
 		}
 		return 200, completion("All steps done.")
 	})
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30, ConversationBudgetBytes: 6000, MaxTurnsPerPrompt: 50})
 	// A signal, not an update: nobody waits, so the prompt may cross runs.
 	if err := h.c.SignalWorkflow(h.ctx(), id, "", contract.SignalUserMessage, "Do all the steps"); err != nil {
@@ -216,8 +217,8 @@ func TestPlanSurvivesContinueAsNewAndTrimming(t *testing.T) {
 		t.Fatalf("history has %d snapshots ending at %d, state at %d", len(hist), hist[len(hist)-1].Seq, st.Seq)
 	}
 	reminded := 0
-	for n := 1; n < cs.count(); n++ {
-		msgs := cs.request(n).Messages
+	for n := 1; n < cs.Count(); n++ {
+		msgs := cs.Request(n).Messages
 		for _, m := range msgs {
 			if m.Role == "user" && strings.Contains(m.Text(), "<system-reminder>") {
 				reminded++

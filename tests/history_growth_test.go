@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
+	"github.com/durabletodos/agenttodos/tests/chattest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -99,7 +100,7 @@ func (h *harness) historySize(id string) historySize {
 // tool-calling model turns, beside the naive design in the same run.
 func TestHistoryGrowsLinearlyInModelTurns(t *testing.T) {
 	t.Parallel()
-	turnOf := func(req chatRequest) int {
+	turnOf := func(req chattest.Request) int {
 		n := 0
 		for _, m := range req.Messages {
 			if m.Role == "assistant" {
@@ -108,11 +109,11 @@ func TestHistoryGrowsLinearlyInModelTurns(t *testing.T) {
 		}
 		return n
 	}
-	cs := newChatServer(t, func(_ int, req chatRequest) (int, any) {
+	cs := newChatServer(t, func(_ int, req chattest.Request) (int, any) {
 		text, args := growthTurn(turnOf(req))
 		return 200, completion(text, todoCall("turn", args))
 	})
-	h := newHarness(t, harnessOptions{models: cs.config("test-key"), register: func(r worker.Registry) {
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key"), register: func(r worker.Registry) {
 		r.RegisterWorkflowWithOptions(naiveAgent, workflow.RegisterOptions{Name: "NaiveAgent"})
 		r.RegisterActivityWithOptions(func(ctx context.Context, conv []sessionlog.Message) (sessionlog.AssistantData, error) {
 			body, _ := json.Marshal(map[string]any{"model": "test-model", "messages": conv})
@@ -125,7 +126,7 @@ func TestHistoryGrowsLinearlyInModelTurns(t *testing.T) {
 			defer resp.Body.Close()
 			var c struct {
 				Choices []struct {
-					Message chatMessage `json:"message"`
+					Message chattest.Message `json:"message"`
 				} `json:"choices"`
 			}
 			if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/chattest"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/todo/todotest"
@@ -39,7 +40,7 @@ func sourceCounts(hist []todo.Snapshot) map[string]int {
 func TestSignalsInTheContinueAsNewTaskAreNotLost(t *testing.T) {
 	t.Parallel()
 	cs := stepModel(t, 0)
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	id := uniqueID("signal-at-continue-as-new")
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30})
 
@@ -88,7 +89,7 @@ func TestSignalsInTheContinueAsNewTaskAreNotLost(t *testing.T) {
 func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 	t.Parallel()
 	cs := stepModel(t, 150*time.Millisecond)
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	id := uniqueID("mid-prompt-continue-as-new")
 	const first = "long 16: first task"
 	h.start(id, workflows.SessionInput{Prompt: first, ContinueAsNewAfterEvents: 40, MaxTurnsPerPrompt: 40})
@@ -158,7 +159,7 @@ func TestContinueAsNewMidPromptKeepsEverythingQueued(t *testing.T) {
 func TestRetriedUpdatesAcrossContinueAsNewAreAnsweredOnce(t *testing.T) {
 	t.Parallel()
 	cs := stepModel(t, 0)
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	id := uniqueID("retry-across-continue-as-new")
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30})
 
@@ -171,7 +172,7 @@ func TestRetriedUpdatesAcrossContinueAsNewAreAnsweredOnce(t *testing.T) {
 	if err != nil || answer != "done: plan the release" {
 		t.Fatalf("prompt: %q, %v", answer, err)
 	}
-	requests := cs.count()
+	requests := cs.Count()
 	run := h.on(id).RunID()
 	var latest todo.WriteResult
 	for i := 0; h.on(id).RunID() == run; i++ {
@@ -197,8 +198,8 @@ func TestRetriedUpdatesAcrossContinueAsNewAreAnsweredOnce(t *testing.T) {
 	if err != nil || answer2 != answer {
 		t.Fatalf("retried prompt: %q, %v; first answer %q", answer2, err, answer)
 	}
-	if cs.count() != requests {
-		t.Fatalf("the retried prompt asked the model again (%d requests, were %d)", cs.count(), requests)
+	if cs.Count() != requests {
+		t.Fatalf("the retried prompt asked the model again (%d requests, were %d)", cs.Count(), requests)
 	}
 	h.replay(id)
 }
@@ -258,11 +259,11 @@ func TestCancelledSessionReturnsItsPlan(t *testing.T) {
 // interval is seen alive by Temporal and its answer arrives.
 func TestSlowModelTurnHeartbeats(t *testing.T) {
 	t.Parallel()
-	cs := newChatServer(t, func(int, chatRequest) (int, any) {
+	cs := newChatServer(t, func(int, chattest.Request) (int, any) {
 		time.Sleep(activities.HeartbeatInterval + 2*time.Second)
 		return 200, completion("Thought it through.")
 	})
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	id := uniqueID("slow-model")
 	h.start(id, workflows.SessionInput{})
 	done := make(chan error, 1)

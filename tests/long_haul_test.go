@@ -21,7 +21,7 @@ import (
 func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 	t.Parallel()
 	cs := stepModel(t, 20*time.Millisecond)
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	id := uniqueID("long-haul")
 	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 60, MaxTurnsPerPrompt: 40})
 

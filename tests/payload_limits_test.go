@@ -92,7 +92,7 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 func TestLargeRejectedSignalsKeepReadsAndTurnsWorking(t *testing.T) {
 	t.Parallel()
 	cs := stepModel(t, 0)
-	h := newHarness(t, harnessOptions{models: cs.config("test-key")})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, "test-key")})
 	id := uniqueID("large-rejections")
 	h.start(id, workflows.SessionInput{})
 	if _, err := h.on(id).Write("", todotest.OneItem("keep me")); err != nil {
