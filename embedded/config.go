@@ -144,7 +144,12 @@ func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
 		// default per-namespace limit is tuned for shared clusters.
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// Search attributes created at runtime (e.g. `temporal operator
-		// search-attribute create`) become visible immediately; this costs
+		// search-attribute create`, or Start adding missing ones) become
+		// usable immediately: every service reads a namespace's aliases
+		// from the database instead of its namespace cache (refreshed every
+		// 2 s). Without it an upsert right after Start fails its workflow
+		// task with "has no mapping defined for search attribute"
+		// (TestExistingDatabaseGainsMissingSearchAttributes). This costs
 		// extra persistence reads, hence the raised QPS limits below.
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
 		dynamicconfig.FrontendPersistenceMaxQPS.Key():               10000,

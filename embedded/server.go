@@ -45,7 +45,9 @@ type Options struct {
 	// Namespace is registered at start if missing. Default DefaultNamespace.
 	Namespace string
 	// SearchAttributes are Int search attributes registered in Namespace at
-	// start if missing. SQLite visibility has room for three.
+	// start if missing: with the namespace in a new database, through the
+	// operator API in an existing one. SQLite visibility has room for three
+	// (columns Int01-Int03).
 	SearchAttributes []string
 	// Logger receives the server's warnings and errors; lower levels are
 	// dropped because the server is very chatty. Nil discards everything.
@@ -66,8 +68,9 @@ type Server struct {
 }
 
 // Start runs the server and returns once the frontend answers requests for
-// the namespace and the UI (if enabled) accepts connections. ctx bounds
-// startup only; use Stop to shut down.
+// the namespace, the namespace has every search attribute of opts, and the
+// UI (if enabled) accepts connections. ctx bounds startup only; use Stop to
+// shut down.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	s, err := start(ctx, withDefaults(opts))
 	if err != nil {
@@ -114,7 +117,7 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 	}()
 
 	sqlConf, err := openDatabase(ctx, opts.DataDir, logger, func(conf *config.SQL) error {
-		return ensureNamespace(ctx, conf, clusterName, opts.Namespace, opts.SearchAttributes)
+		return createNamespace(conf, opts.Namespace, opts.SearchAttributes)
 	})
 	if err != nil {
 		return nil, err
@@ -160,6 +163,9 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 	}()
 
 	if err := waitFrontend(ctx, frontend.dial(), opts.Namespace, logger); err != nil {
+		return nil, err
+	}
+	if err := addMissingSearchAttributes(ctx, frontend.dial(), opts.Namespace, opts.SearchAttributes, logger); err != nil {
 		return nil, err
 	}
 	if opts.UIAddress != UIDisabled {

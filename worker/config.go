@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -17,6 +18,8 @@ type config struct {
 	TaskQueue string
 	Limits    todo.Limits
 	LogLevel  string
+	// StopTimeout is how long SIGINT or SIGTERM waits for running tasks.
+	StopTimeout time.Duration
 
 	// Embedded server, used only when no Temporal address is configured.
 	DataDir         string
@@ -33,11 +36,22 @@ func parseConfig(args []string) (config, error) {
 	fs.IntVar(&c.Limits.MaxContentBytes, "max-content-bytes", contract.DefaultMaxContentBytes, "longest content of one item, in bytes")
 	fs.IntVar(&c.Limits.MaxTotalBytes, "max-total-bytes", contract.DefaultMaxTotalBytes, "most content bytes of one list")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("AGENT_LOG_LEVEL", "info"), "debug, info, warn or error")
+	stopTimeout, err := envDuration("AGENT_STOP_TIMEOUT", defaultStopTimeout)
+	if err != nil {
+		return c, err
+	}
+	fs.DurationVar(&c.StopTimeout, "stop-timeout", stopTimeout, "how long a stopping worker lets running tasks finish")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("AGENT_DATA_DIR", defaultDataDir()), "embedded server: directory of its SQLite file")
 	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", contract.DefaultFrontendAddress), "embedded server: gRPC frontend address")
 	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", contract.DefaultUIAddress), `embedded server: Web UI address ("-" for none)`)
 	fs.DurationVar(&c.StartTimeout, "start-timeout", 2*time.Minute, "embedded server: how long start-up may take")
-	return c, fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.StopTimeout < 0 {
+		return c, fmt.Errorf("-stop-timeout must not be negative, got %s", c.StopTimeout)
+	}
+	return c, nil
 }
 
 func envOr(key, fallback string) string {
@@ -45,6 +59,18 @@ func envOr(key, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+func envDuration(key string, fallback time.Duration) (time.Duration, error) {
+	v := envOr(key, "")
+	if v == "" {
+		return fallback, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", key, err)
+	}
+	return d, nil
 }
 
 // defaultDataDir follows the XDG base directory convention, so sessions

@@ -44,7 +44,7 @@ func run() error {
 		Limits:           cfg.Limits,
 		SearchAttributes: searchAttributesRegistered(ctx, conn.Client, conn.Namespace, logger),
 	}
-	w := worker.New(conn.Client, cfg.TaskQueue, worker.Options{})
+	w := worker.New(conn.Client, cfg.TaskQueue, worker.Options{WorkerStopTimeout: cfg.StopTimeout})
 	workflows.Register(w, sessions,
 		&activities.Todos{Limits: cfg.Limits},
 		&activities.Models{Client: conn.Client, Config: activities.ModelConfigFromEnv()})
@@ -54,7 +54,6 @@ func run() error {
 	printReady(os.Stdout, conn, cfg.TaskQueue)
 
 	<-ctx.Done()
-	logger.Info("Shutting down: finishing in-flight tasks")
-	w.Stop()
+	stopGracefully(w, cfg.StopTimeout, stop, logger)
 	return nil
 }
