@@ -5,6 +5,7 @@
 package chattest
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -28,6 +29,9 @@ type Server struct {
 
 // Request is one request as the server received it.
 type Request struct {
+	// Ctx ends when the caller hangs up, so an answer that takes its time
+	// (a slow model) can tell an abandoned request from an answered one.
+	Ctx                context.Context `json:"-"`
 	Method, Path, Auth string
 	// Raw is the body as JSON values, for assertions on the exact wire format.
 	Raw      map[string]any
@@ -97,7 +101,7 @@ func (s *Server) serve(t testing.TB) http.HandlerFunc {
 			return
 		}
 		raw, _ := io.ReadAll(r.Body)
-		req := Request{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization")}
+		req := Request{Ctx: r.Context(), Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization")}
 		if err := json.Unmarshal(raw, &req); err != nil || json.Unmarshal(raw, &req.Raw) != nil {
 			t.Errorf("request body is not JSON: %v: %s", err, raw)
 		}
