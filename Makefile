@@ -28,11 +28,9 @@ lint:
 
 # The two update-burst tests run without the race detector: under it they
 # trip a data race inside the Temporal Go SDK (v1.50.0), between the
-# workflow-context eviction that follows a failed workflow task
-# (workflowExecutionContextImpl.clearState, internal_task_handlers.go:686)
-# and an update coroutine's Accept (workflowEnvironmentImpl.Send,
-# internal_event_handlers.go:375); no frame of ours is involved. Their
-# assertions run in full either way.
+# workflow-context eviction that follows a failed workflow task (its
+# clearState) and an update coroutine's Accept (the environment's Send); no
+# frame of ours is involved. Their assertions run in full either way.
 RACE_SKIP := ^(TestLongHaulSessionAccountsForEverything|TestWorstCaseListsNeverWedgeTheSession)$$
 
 unit:
