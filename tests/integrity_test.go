@@ -268,8 +268,7 @@ func TestSlowModelTurnHeartbeats(t *testing.T) {
 	h.start(id, workflows.SessionInput{})
 	done := make(chan error, 1)
 	go func() { _, err := h.on(id).Prompt("", "think hard"); done <- err }()
-	heartbeat := false
-	for deadline := time.Now().Add(20 * time.Second); !heartbeat && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+	sessiontest.WaitFor(t, 20*time.Second, "a heartbeat from the model turn in progress", func() bool {
 		d, err := h.c.DescribeWorkflowExecution(context.Background(), id, "")
 		if err != nil {
 			t.Fatal(err)
@@ -277,13 +276,11 @@ func TestSlowModelTurnHeartbeats(t *testing.T) {
 		for _, a := range d.GetPendingActivities() {
 			if a.GetActivityType().GetName() == contract.ActivityModelTurn && a.GetLastHeartbeatTime() != nil &&
 				a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED {
-				heartbeat = true
+				return true
 			}
 		}
-	}
-	if !heartbeat {
-		t.Fatal("no heartbeat from a model turn in progress")
-	}
+		return false
+	})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

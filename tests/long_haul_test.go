@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/todo/todotest"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -83,17 +84,10 @@ func TestLongHaulSessionAccountsForEverything(t *testing.T) {
 		tasks = append(tasks, fmt.Sprintf("long %d: prompt %d", steps, i))
 	}
 	var hist []todo.Snapshot
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	sessiontest.WaitFor(t, 2*time.Minute, "every signal and every task's last step", func() bool {
 		hist = h.on(id).History()
-		if signalled(hist) == signals && allStepsDone(hist, tasks, steps) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not everything arrived: %d signals", signalled(hist))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return signalled(hist) == signals && allStepsDone(hist, tasks, steps)
+	})
 
 	for i := 1; i < len(hist); i++ {
 		if hist[i].Seq <= hist[i-1].Seq {
