@@ -38,12 +38,7 @@ func waitFrontend(ctx context.Context, hostPort, namespace string, logger *slog.
 func checkFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  hostPort,
-		Namespace: namespace,
-		// Without a logger the SDK prints to stdout.
-		Logger: sdklog.NewStructuredLogger(logger),
-	})
+	c, err := dialFrontend(ctx, hostPort, namespace, logger)
 	if err != nil {
 		return err
 	}
@@ -53,6 +48,16 @@ func checkFrontend(ctx context.Context, hostPort, namespace string, logger *slog
 	}
 	_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
 	return err
+}
+
+// dialFrontend is a client of this server's own frontend.
+func dialFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) (client.Client, error) {
+	return client.DialContext(ctx, client.Options{
+		HostPort:  hostPort,
+		Namespace: namespace,
+		// Without a logger the SDK prints to stdout.
+		Logger: sdklog.NewStructuredLogger(logger),
+	})
 }
 
 // waitListening returns once addr accepts TCP connections.

@@ -7,8 +7,6 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
-	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 )
 
 // addMissingSearchAttributes adds, through the operator API of the running
@@ -27,12 +25,7 @@ func addMissingSearchAttributes(ctx context.Context, hostPort, namespace string,
 	if len(names) == 0 {
 		return nil
 	}
-	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  hostPort,
-		Namespace: namespace,
-		// Without a logger the SDK prints to stdout.
-		Logger: sdklog.NewStructuredLogger(logger),
-	})
+	c, err := dialFrontend(ctx, hostPort, namespace, logger)
 	if err != nil {
 		return err
 	}
