@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -77,9 +79,9 @@ func planHeader(c todo.Counts, seq int64, p palette, width int) string {
 	const sep = " · "
 	n := len(parts)
 	for width > 0 && n > 2 {
-		w := textWidth(sep) * (n - 1)
+		w := runewidth.StringWidth(sep) * (n - 1)
 		for _, part := range parts[:n] {
-			w += textWidth(part.text)
+			w += runewidth.StringWidth(part.text)
 		}
 		if w <= width {
 			break
@@ -118,7 +120,7 @@ func itemLine(indent string, it todo.Item, p palette, width int) string {
 	prefix := indent + it.Status.Mark() + " "
 	content := oneLine(it.Content)
 	if width > 0 {
-		content = truncate(content, width-textWidth(prefix)-1)
+		content = truncate(content, width-runewidth.StringWidth(prefix)-1)
 	}
 	switch it.Status {
 	case todo.Completed:
@@ -159,49 +161,14 @@ func isControl(r rune) bool {
 }
 
 // truncate cuts s to at most width terminal columns, ending it with "…"
-// when something was cut.
+// when something was cut. Widths are go-runewidth's: wide East Asian
+// characters and emoji (the status marks among them) take two columns,
+// combining marks none, so a cut line stays one row, which a redraw needs.
 func truncate(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	if textWidth(s) <= width {
-		return s
-	}
-	w := 0
-	for i, r := range s {
-		rw := runeWidth(r)
-		if w+rw > width-1 {
-			return s[:i] + "…"
-		}
-		w += rw
-	}
-	return s
-}
-
-func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		w += runeWidth(r)
-	}
-	return w
-}
-
-// runeWidth approximates the columns a terminal gives a character: two for
-// East Asian wide characters and emoji (the status marks among them), none
-// for combining marks and joiners. Close enough to keep a cut line on one
-// row, which is all a redraw needs.
-func runeWidth(r rune) int {
-	switch {
-	case r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || unicode.In(r, unicode.Mn, unicode.Me):
-		return 0
-	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0xa4cf, r >= 0xac00 && r <= 0xd7a3,
-		r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f, r >= 0xff00 && r <= 0xff60,
-		r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f680 && r <= 0x1f6ff,
-		r >= 0x1f900 && r <= 0x1faff, r >= 0x20000 && r <= 0x3fffd,
-		r == 0x2705, r == 0x2b1c, r == 0x2b1b, r == 0x274c, r == 0x23f3, r == 0x231b:
-		return 2
-	}
-	return 1
+	return runewidth.Truncate(s, width, "…")
 }
 
 // cleanText keeps a multi-line text (the agent's answer) readable as is,
