@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -19,24 +19,15 @@ import (
 // stdin, repeated --todo flags, or --clear.
 type listSource struct {
 	file  string
-	todos todoFlags
+	todos []string
 	clear bool
 }
 
-func (s *listSource) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.file, "file", "", "read TodoWriteArgs JSON from `FILE` (\"-\": stdin)")
-	fs.Var(&s.todos, "todo", "add the item `STATUS:CONTENT` (repeat, in list order); STATUS is pending (p), in_progress (ip, doing) or completed (c, done); CONTENT is all after the first colon")
+func (s *listSource) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&s.file, "file", "f", "", "read TodoWriteArgs JSON from `FILE` (\"-\": stdin)")
+	// A string array, not a slice: content may hold commas.
+	fs.StringArrayVarP(&s.todos, "todo", "t", nil, "add the item `STATUS:CONTENT` (repeat, in list order); STATUS is pending (p), in_progress (ip, doing) or completed (c, done); CONTENT is all after the first colon")
 	fs.BoolVar(&s.clear, "clear", false, "send an empty list, clearing the plan")
-}
-
-// todoFlags collects repeated --todo flags in order.
-type todoFlags []string
-
-func (t *todoFlags) String() string { return strings.Join(*t, ", ") }
-
-func (t *todoFlags) Set(v string) error {
-	*t = append(*t, v)
-	return nil
 }
 
 // noList is the hint when no source was given and stdin is a keyboard.

@@ -1,54 +1,73 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
-func (a *app) runPrompt(ctx context.Context, args []string) error {
-	fs := a.commandFlags("run")
-	var sf sessionFlags
-	sf.register(fs)
-	watch := fs.Bool("watch", true, "show the plan live while the agent works (--watch=false: just wait)")
-	interval := fs.Duration("interval", defaultInterval, "how often to look at the session")
-	pos, err := parseCommand(fs, args, []string{"PROMPT"}, true)
-	if err != nil {
-		return err
-	}
-	if *interval <= 0 {
-		return usageErrorf("--interval must be positive")
-	}
-	text, err := a.messageText(pos)
-	if err != nil {
-		return err
-	}
-	in, err := sf.input(text)
-	if err != nil {
-		return err
-	}
-	id, err := a.startSession(ctx, sf.id, sf.taskQueue, in)
-	if err != nil {
-		return err
-	}
-	// stderr, so stdout holds only the plan and the answer.
-	fmt.Fprintf(a.stderr, "session %s\n", id)
-	c, err := a.connect()
-	if err != nil {
-		return err
-	}
+// runResult is what `run` prints for a program.
+type runResult struct {
+	Session string     `json:"session"`
+	Answer  string     `json:"answer,omitempty"`
+	Failure string     `json:"failure,omitempty"`
+	Plan    todo.State `json:"plan"`
+}
 
-	view := &liveView{w: a.stdout, tty: a.term.tty, height: a.term.height}
+func (a *app) runCommand() *cobra.Command {
+	var sf sessionFlags
+	var watch bool
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:   "run PROMPT...",
+		Short: "Start a session on a prompt, watch its plan, print the answer",
+		Long: `Start a session on a prompt, show its plan live while the agent works, then
+print the answer and the final plan. The session's ID goes to stderr.`,
+		Example: `  client run --script examples/plan-and-build.json "Add a --json flag to the report command"
+  client run Plan and write a migration that adds a created_at column`,
+		Args: positional(true, "PROMPT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := a.messageText(args)
+			if err != nil {
+				return err
+			}
+			if every <= 0 {
+				return usageErrorf("--interval must be positive")
+			}
+			in, err := sf.input(text)
+			if err != nil {
+				return err
+			}
+			id, err := a.startSession(cmd.Context(), &sf, in)
+			if err != nil {
+				return err
+			}
+			// stderr, so stdout holds only the plan and the answer.
+			fmt.Fprintf(a.stderr, "session %s\n", id)
+			return a.watchTurn(cmd, id, watch && a.out.text(), time.Duration(every))
+		},
+	}
+	sf.register(cmd.Flags())
+	cmd.Flags().BoolVarP(&watch, "watch", "w", true, "show the plan live while the agent works (--watch=false: just wait)")
+	cmd.Flags().DurationVar(&every, "interval", defaultInterval, "how often to look at the session")
+	return cmd
+}
+
+// watchTurn follows a session's log until the agent has answered the last
+// message, showing the plan as it changes, then prints the outcome.
+func (a *app) watchTurn(cmd *cobra.Command, id string, watch bool, every time.Duration) error {
+	ctx := cmd.Context()
+	view := &liveView{w: a.out.w, tty: a.term.tty, height: a.term.height}
 	var tw turnWatcher
 	shownSeq := int64(-1)
 	hinted := false
-	end, closedErr, err := a.poll(ctx, c, id, *interval, func() (bool, error) {
-		_, events, err := a.queryLog(ctx, id, sessionlog.PageRequest{AfterSeq: tw.after})
+	end, closedErr, err := a.poll(ctx, id, every, func() (bool, error) {
+		events, err := a.queryLog(ctx, id, sessionlog.PageRequest{AfterSeq: tw.after})
 		if err != nil {
 			// The worker picks a new session up within moments; until it
 			// has, a query has nobody to answer it. Say so once, and wait.
@@ -59,7 +78,7 @@ func (a *app) runPrompt(ctx context.Context, args []string) error {
 			return false, nil
 		}
 		tw.add(events)
-		if *watch && tw.planSeen && tw.plan.Seq != shownSeq && !tw.finished() {
+		if watch && tw.planSeen && tw.plan.Seq != shownSeq && !tw.finished() {
 			shownSeq = tw.plan.Seq
 			view.show(renderPlan(tw.plan, a.term))
 		}
@@ -78,73 +97,28 @@ func (a *app) runPrompt(ctx context.Context, args []string) error {
 
 	// The query is the authority on the plan; the log's copy is the
 	// fallback when it cannot answer.
-	plan := tw.plan
+	res := runResult{Session: id, Plan: tw.plan}
+	if tw.failed {
+		res.Failure = tw.failure
+	} else {
+		res.Answer = tw.answer
+	}
 	if _, st, err := a.queryState(ctx, id); err == nil {
-		plan = st
+		res.Plan = st
 	}
 	view.erase()
 	if view.shown && !view.tty {
-		fmt.Fprintln(a.stdout)
+		fmt.Fprintln(a.out.w)
+	}
+	text := renderPlan(res.Plan, a.term)
+	if res.Answer != "" {
+		text = strings.TrimRight(cleanText(res.Answer), "\n") + "\n\n" + text
+	}
+	if err := a.out.result(text, res); err != nil {
+		return err
 	}
 	if tw.failed {
-		io.WriteString(a.stdout, renderPlan(plan, a.term))
 		return &exitError{code: 1, msg: "client: the agent failed: " + oneLine(tw.failure)}
 	}
-	if tw.answer != "" {
-		fmt.Fprintf(a.stdout, "%s\n\n", strings.TrimRight(cleanText(tw.answer), "\n"))
-	}
-	_, err = io.WriteString(a.stdout, renderPlan(plan, a.term))
-	return err
+	return nil
 }
-
-// turnWatcher follows a session log to tell when the agent has finished
-// with the latest user message: an assistant message with no tool calls
-// (its answer) or turn/failed after the last user/message. It also keeps the
-// latest plan the log shows.
-type turnWatcher struct {
-	after int64 // the highest seq seen, for the next page
-
-	plan     todo.State
-	planSeen bool
-
-	prompted bool // a user/message has been seen
-	answered bool
-	answer   string
-	failed   bool
-	failure  string
-}
-
-func (w *turnWatcher) add(events []sessionlog.Event) {
-	for _, ev := range events {
-		if ev.Seq <= w.after {
-			continue
-		}
-		w.after = ev.Seq
-		switch ev.Type {
-		case sessionlog.UserMessage:
-			// A newer message (someone used `say`) restarts the wait: the
-			// answer wanted is the one after the last message.
-			w.prompted, w.answered, w.failed = true, false, false
-			w.answer, w.failure = "", ""
-		case sessionlog.AssistantMessage:
-			var d sessionlog.AssistantData
-			if json.Unmarshal(ev.Data, &d) == nil && len(d.ToolCalls) == 0 && w.prompted {
-				w.answered, w.answer = true, d.Content
-			}
-		case sessionlog.TurnFailed:
-			var d sessionlog.MessageData
-			if w.prompted {
-				_ = json.Unmarshal(ev.Data, &d)
-				w.failed, w.failure = true, d.Text
-			}
-		case sessionlog.TodoWrite:
-			var d sessionlog.TodoWriteData
-			if json.Unmarshal(ev.Data, &d) == nil {
-				w.plan = todo.State{Todos: d.Todos, Counts: todo.CountOf(d.Todos), Seq: ev.Seq, UpdatedAt: ev.At}
-				w.planSeen = true
-			}
-		}
-	}
-}
-
-func (w *turnWatcher) finished() bool { return w.prompted && (w.answered || w.failed) }

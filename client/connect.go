@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/log"
@@ -18,38 +19,48 @@ import (
 // should produce a hint, not a hang.
 const dialTimeout = 5 * time.Second
 
+// connFlags are the connection flags every command shares.
+type connFlags struct {
+	address, namespace string
+}
+
+func (c *connFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.address, "address", "", "Temporal frontend `host:port` (overrides TEMPORAL_ADDRESS)")
+	fs.StringVarP(&c.namespace, "namespace", "n", "", "Temporal `namespace` (overrides TEMPORAL_NAMESPACE)")
+}
+
 // clientOptions reads the connection settings the way the Temporal CLI does
 // (config file profile, then TEMPORAL_* variables), then applies the
 // command-line overrides.
-func (a *app) clientOptions() (client.Options, error) {
+func (c *connFlags) clientOptions() (client.Options, error) {
 	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{})
 	if err != nil {
 		return client.Options{}, fmt.Errorf("reading Temporal connection settings: %w", err)
 	}
-	if a.address != "" {
-		opts.HostPort = a.address
+	if c.address != "" {
+		opts.HostPort = c.address
 	}
 	if opts.HostPort == "" {
 		opts.HostPort = contract.DefaultFrontendAddress
 	}
-	if a.namespace != "" {
-		opts.Namespace = a.namespace
+	if c.namespace != "" {
+		opts.Namespace = c.namespace
 	}
 	if opts.Namespace == "" {
 		opts.Namespace = client.DefaultNamespace
+	}
+	return opts, nil
+}
+
+func dialTemporal(a *app) (client.Client, error) {
+	opts, err := a.conn.clientOptions()
+	if err != nil {
+		return nil, err
 	}
 	// The SDK logs at INFO to stderr by default, which would interleave with
 	// a checklist a person is reading; only warnings and worse get through.
 	opts.Logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	opts.DataConverter = payloads.DataConverter()
-	return opts, nil
-}
-
-func dialTemporal(a *app) (client.Client, error) {
-	opts, err := a.clientOptions()
-	if err != nil {
-		return nil, err
-	}
 	// Remember where we went, so error hints name the address actually used.
 	a.address, a.namespace = opts.HostPort, opts.Namespace
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)

@@ -13,6 +13,19 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// exitError carries an exact message to print on stderr and an exit code;
+// the message is printed as is, with no "client:" prefix, because some are
+// part of the contract (`Error: <message>`).
+type exitError struct {
+	code  int
+	msg   string
+	cause error
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func (e *exitError) Unwrap() error { return e.cause }
+
 // rejected turns a failed update into the line the contract promises:
 // `Error: <message>`, where message is the ApplicationError's own text. The
 // error the SDK returns wraps it in update and activity context that would

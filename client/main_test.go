@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/tools"
 )
 
@@ -42,7 +43,11 @@ func (f *fakeClient) SignalWorkflow(_ context.Context, _, _, _ string, arg any) 
 	return nil
 }
 
-func (f *fakeClient) QueryWorkflow(_ context.Context, _, _, name string, _ ...any) (converter.EncodedValue, error) {
+// QueryWorkflow answers a paged query with one page, then an empty one.
+func (f *fakeClient) QueryWorkflow(_ context.Context, _, _, name string, args ...any) (converter.EncodedValue, error) {
+	if len(args) > 0 && args[0].(sessionlog.PageRequest).AfterSeq > 0 {
+		return jsonValue("[]"), nil
+	}
 	return jsonValue(f.queries[name]), nil
 }
 
@@ -71,10 +76,9 @@ func (v jsonValue) Get(ptr any) error {
 func testApp(fc *fakeClient) (*app, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	a := &app{
-		stdout:  &out,
-		stderr:  &errOut,
-		stdin:   strings.NewReader(""),
-		helpOut: &errOut,
+		stdout: &out,
+		stderr: &errOut,
+		stdin:  strings.NewReader(""),
 		dial: func(*app) (client.Client, error) {
 			if fc == nil {
 				return nil, errors.New("test dialled a server")
@@ -125,7 +129,7 @@ func TestWriteSendsRawArgsAndPrintsTheResult(t *testing.T) {
 func TestWriteJSONPrintsTheResultAsReturned(t *testing.T) {
 	result := `{"todos":[],"counts":{"pending":0,"inProgress":0,"completed":0},"message":"Updated todo list: 0 pending, 0 in progress, 0 completed.","seq":9}`
 	a, out, _ := testApp(&fakeClient{updateResult: result})
-	if code := a.main(context.Background(), []string{"write", "--clear", "--json", "S1"}); code != 0 {
+	if code := a.main(context.Background(), []string{"write", "--clear", "--output", "json", "S1"}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	if out.String() != result+"\n" {
@@ -168,7 +172,7 @@ func TestTodosJSONIsTheQueryResultExactly(t *testing.T) {
 	state := `{"todos":[{"content":"a","status":"pending"}],"counts":{"pending":1,"inProgress":0,"completed":0},"seq":4,"updatedAt":"2025-01-02T03:04:05Z"}`
 	fc := &fakeClient{queries: map[string]string{contract.QueryTodos: state}}
 	a, out, _ := testApp(fc)
-	if code := a.main(context.Background(), []string{"todos", "S1", "--json"}); code != 0 {
+	if code := a.main(context.Background(), []string{"todos", "S1", "-o", "json"}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	if out.String() != state+"\n" {
@@ -180,6 +184,52 @@ func TestTodosJSONIsTheQueryResultExactly(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "Plan · 0/1 completed · 0 in progress · 1 pending · seq 4\n") {
 		t.Fatalf("got %s", out)
+	}
+}
+
+func TestOutputFormatsOfAList(t *testing.T) {
+	snap := `{"seq":1,"todos":[{"content":"a","status":"pending"}],"counts":{"pending":1,"inProgress":0,"completed":0},"at":"2025-01-02T03:04:05Z","source":{"kind":"update","id":"u-1"}}`
+	fc := &fakeClient{queries: map[string]string{contract.QueryTodoHistory: "[" + snap + "," + strings.Replace(snap, `"seq":1`, `"seq":2`, 1) + "]"}}
+	a, out, _ := testApp(fc)
+	if code := a.main(context.Background(), []string{"-o", "json", "history", "S1"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 2 || strings.Count(out.String(), "\n") != 1 {
+		t.Fatalf("json: one array of 2 on one line, got %v %s", err, out)
+	}
+	out.Reset()
+	if code := a.main(context.Background(), []string{"history", "S1", "--output=jsonl"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"seq":1,`) || !strings.HasPrefix(lines[1], `{"seq":2,`) {
+		t.Fatalf("jsonl: one snapshot a line, got %q", lines)
+	}
+	out.Reset()
+	if code := a.main(context.Background(), []string{"history", "S1", "--color", "always"}); code != 0 || !strings.Contains(out.String(), "\x1b[1m#1\x1b[0m") {
+		t.Fatalf("--color always on a pipe: exit %d, %q", code, out)
+	}
+}
+
+// Flags go before or after the positional arguments; "--" ends them, so a
+// message may hold words that look like flags.
+func TestFlagsAnywhereAndDoubleDash(t *testing.T) {
+	fc := &fakeClient{updateResult: `"Done."`}
+	a, out, errOut := testApp(fc)
+	if code := a.main(context.Background(), []string{"prompt", "--output", "json", "S1", "-n", "ns", "--", "Add", "a", "--json", "flag"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if got := fc.updates[0].Args[0]; got != "Add a --json flag" {
+		t.Fatalf("sent %q", got)
+	}
+	if out.String() != `{"session":"S1","answer":"Done."}`+"\n" {
+		t.Fatalf("got %q", out)
+	}
+	a, out, errOut = testApp(nil)
+	if code := a.main(context.Background(), []string{"prompt", "S1", "Add", "a", "--json", "flag"}); code != 2 || out.Len() != 0 ||
+		errOut.String() != "client: unknown flag: --json (see 'client prompt --help')\n" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
 
@@ -228,6 +278,9 @@ func TestUsageErrorsNeverDial(t *testing.T) {
 		{"run"},
 		{"start", "--script", "x.json", "--model", "gpt-5"},
 		{"history", "S1", "--after", "-1"},
+		{"todos", "S1", "--watch", "--interval", "0s"},
+		{"todos", "S1", "-o", "yaml"},
+		{"todos", "S1", "--color", "sometimes"},
 	}
 	for _, args := range cases {
 		a, out, errOut := testApp(nil)

@@ -18,7 +18,7 @@ import (
 const queryTimeout = 10 * time.Second
 
 // query runs a query on a session and returns the result's JSON exactly as
-// the workflow sent it (for --json), decoded into out as well when out is
+// the workflow sent it (for --output json), decoded into out as well when out is
 // not nil.
 func (a *app) query(ctx context.Context, id, name string, out any, args ...any) ([]byte, error) {
 	c, err := a.connect()
@@ -31,7 +31,7 @@ func (a *app) query(ctx context.Context, id, name string, out any, args ...any) 
 	if err != nil {
 		return nil, a.sessionError(id, err)
 	}
-	// A RawValue skips the data converter, so --json shows the payload the
+	// A RawValue skips the data converter, so --output json shows the payload the
 	// workflow produced, not a re-encoding of what this client understood.
 	var raw converter.RawValue
 	if err := v.Get(&raw); err != nil {
@@ -52,31 +52,8 @@ func (a *app) queryState(ctx context.Context, id string) ([]byte, todo.State, er
 	return raw, st, err
 }
 
-func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageRequest) ([]byte, []sessionlog.Event, error) {
+func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageRequest) ([]sessionlog.Event, error) {
 	var events []sessionlog.Event
-	raw, err := a.query(ctx, id, contract.QuerySessionLog, &events, page)
-	return raw, events, err
-}
-
-// queryPages reads a paged query (todo_history, session_log) to its end, or
-// to req.Limit entries: the workflow ends a page at its byte budget, so one
-// page may hold fewer entries than were asked for.
-func queryPages[T any](ctx context.Context, a *app, id, name string, req sessionlog.PageRequest, seqOf func(*T) int64) ([]T, error) {
-	all := []T{}
-	for {
-		var page []T
-		if _, err := a.query(ctx, id, name, &page, req); err != nil {
-			return nil, err
-		}
-		all = append(all, page...)
-		if len(page) == 0 {
-			return all, nil
-		}
-		if req.Limit > 0 {
-			if req.Limit -= len(page); req.Limit <= 0 {
-				return all, nil
-			}
-		}
-		req.AfterSeq = seqOf(&page[len(page)-1])
-	}
+	_, err := a.query(ctx, id, contract.QuerySessionLog, &events, page)
+	return events, err
 }

@@ -99,13 +99,10 @@ func planHeader(c todo.Counts, seq int64, p palette, width int) string {
 // shaded ones, then the completed percentage: `[██████▒▒░░░░] 40%`.
 func progressBar(c todo.Counts, p palette) string {
 	total := c.Total()
-	done, doing := 0, 0
+	done, doing, pct := 0, 0, 0
 	if total > 0 {
 		done = c.Completed * barCells / total
 		doing = (c.Completed+c.InProgress)*barCells/total - done
-	}
-	pct := 0
-	if total > 0 {
 		pct = c.Completed * 100 / total
 	}
 	return "[" + p.paint(styleGreen, strings.Repeat("█", done)) +
@@ -135,16 +132,8 @@ func itemLine(indent string, it todo.Item, p palette, width int) string {
 // tabs become spaces, and other control characters (an escape sequence
 // could move the cursor or recolour the terminal) become U+FFFD.
 func oneLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
+	// strings.Map returns s itself when nothing changes: no copy for the
+	// usual clean text.
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':

@@ -50,10 +50,6 @@ func renderEvent(ev sessionlog.Event, t terminal, verbose bool) string {
 	p := palette(t.color)
 	seq := "#" + strconv.FormatInt(ev.Seq, 10)
 	typ := string(ev.Type)
-	pad := ""
-	if len(typ) < logTypeWidth {
-		pad = strings.Repeat(" ", logTypeWidth-len(typ))
-	}
 	// The summary is made plain, cleaned and cut before any colour is added,
 	// so neither cleaning nor cutting can break an escape sequence.
 	summary, items := eventSummary(ev)
@@ -65,8 +61,7 @@ func renderEvent(ev sessionlog.Event, t terminal, verbose bool) string {
 	b.WriteString(p.paint(styleBold, seq))
 	b.WriteByte(' ')
 	b.WriteString(p.paint(eventStyle(ev.Type), typ))
-	b.WriteString(pad)
-	b.WriteString("  ")
+	b.WriteString(strings.Repeat(" ", max(0, logTypeWidth-len(typ))+2))
 	b.WriteString(summary)
 	b.WriteByte('\n')
 	if verbose {
