@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -100,17 +100,11 @@ func todosFromFlags(values []string) ([]byte, error) {
 		}
 		items = append(items, it)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
 	// Content is sent as typed: "<" stays "<", not "\u003c", so the raw
 	// arguments in the session log read like what the person wrote.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
+	return payloads.Marshal(struct {
 		Todos []todo.Item `json:"todos"`
-	}{items}); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	}{items})
 }
 
 // parseTodoFlag reads one --todo value, STATUS:CONTENT. Content is
@@ -121,7 +115,7 @@ func parseTodoFlag(v string) (todo.Item, error) {
 	if !ok {
 		return todo.Item{}, usageErrorf("--todo %q: want STATUS:CONTENT, e.g. --todo \"in_progress:Run the tests\"", v)
 	}
-	s, ok := parseStatus(status)
+	s, ok := statusAliases[strings.ToLower(strings.TrimSpace(status))]
 	if !ok {
 		return todo.Item{}, usageErrorf("--todo %q: unknown status %q: use pending (p), in_progress (ip, doing) or completed (c, done)", v, status)
 	}
@@ -133,11 +127,6 @@ var statusAliases = map[string]todo.Status{
 	"pending": todo.Pending, "p": todo.Pending,
 	"in_progress": todo.InProgress, "in-progress": todo.InProgress, "ip": todo.InProgress, "doing": todo.InProgress,
 	"completed": todo.Completed, "c": todo.Completed, "done": todo.Completed,
-}
-
-func parseStatus(s string) (todo.Status, bool) {
-	st, ok := statusAliases[strings.ToLower(strings.TrimSpace(s))]
-	return st, ok
 }
 
 // rawJSON wraps JSON text as a payload the SDK sends untouched. A struct

@@ -16,10 +16,7 @@ func (a *app) cancelCommand() *cobra.Command {
 			if err := c.CancelWorkflow(cmd.Context(), id, ""); err != nil {
 				return a.sessionError(id, err)
 			}
-			return a.out.result("cancel requested\n", struct {
-				Session         string `json:"session"`
-				CancelRequested bool   `json:"cancelRequested"`
-			}{id, true})
+			return a.out.result("cancel requested\n", receipt{Session: id, CancelRequested: true})
 		},
 	}
 }

@@ -14,11 +14,7 @@ func (a *app) historyCommand() *cobra.Command {
 		Short: "List every accepted plan, oldest first",
 		Args:  positional(false, "SESSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := page.request()
-			if err != nil {
-				return err
-			}
-			snaps, err := queryPages(cmd.Context(), a, args[0], contract.QueryTodoHistory, req, func(s *todo.Snapshot) int64 { return s.Seq })
+			snaps, err := queryPages(cmd.Context(), a, args[0], contract.QueryTodoHistory, page.request(), func(s *todo.Snapshot) int64 { return s.Seq })
 			if err != nil {
 				return err
 			}

@@ -16,15 +16,10 @@ func (a *app) logCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log SESSION",
 		Short: "List the session's events, oldest first",
-		Long: `List the session's events, oldest first. --follow prints new events as they
-come, until Ctrl-C or the session ends (one per line in json and jsonl).`,
-		Args: positional(false, "SESSION"),
+		Args:  positional(false, "SESSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, id := cmd.Context(), args[0]
-			req, err := page.request()
-			if err != nil {
-				return err
-			}
+			req := page.request()
 			render := func(ev sessionlog.Event) string { return renderEvent(ev, a.term, page.verbose) }
 			if !follow {
 				events, err := queryPages(ctx, a, id, contract.QuerySessionLog, req, sessionlog.EventSeq)

@@ -53,10 +53,7 @@ after SESSION are the message: quotes are optional, words that start with
 				}
 				return a.sessionError(id, err)
 			}
-			return a.out.result(cleanText(answer)+"\n", struct {
-				Session string `json:"session"`
-				Answer  string `json:"answer"`
-			}{id, answer})
+			return a.out.result(cleanText(answer)+"\n", receipt{Session: id, Answer: answer})
 		},
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,14 +13,6 @@ import (
 	"github.com/durabletodos/agenttodos/todo"
 )
 
-// runResult is what `run` prints for a program.
-type runResult struct {
-	Session string     `json:"session"`
-	Answer  string     `json:"answer,omitempty"`
-	Failure string     `json:"failure,omitempty"`
-	Plan    todo.State `json:"plan"`
-}
-
 func (a *app) runCommand() *cobra.Command {
 	var sf sessionFlags
 	var watch bool
@@ -26,11 +20,7 @@ func (a *app) runCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run PROMPT...",
 		Short: "Start a session on a prompt, watch its plan, print the answer",
-		Long: `Start a session on a prompt, show its plan live while the agent works, then
-print the answer and the final plan. The session's ID goes to stderr.`,
-		Example: `  client run --script examples/plan-and-build.json "Add a --json flag to the report command"
-  client run Plan and write a migration that adds a created_at column`,
-		Args: positional(true, "PROMPT"),
+		Args:  positional(true, "PROMPT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := a.messageText(args)
 			if err != nil {
@@ -49,7 +39,7 @@ print the answer and the final plan. The session's ID goes to stderr.`,
 			}
 			// stderr, so stdout holds only the plan and the answer.
 			fmt.Fprintf(a.stderr, "session %s\n", id)
-			return a.watchTurn(cmd, id, watch && a.out.text(), time.Duration(every))
+			return a.watchTurn(cmd.Context(), id, watch && a.out.text(), every)
 		},
 	}
 	sf.register(cmd.Flags())
@@ -60,8 +50,7 @@ print the answer and the final plan. The session's ID goes to stderr.`,
 
 // watchTurn follows a session's log until the agent has answered the last
 // message, showing the plan as it changes, then prints the outcome.
-func (a *app) watchTurn(cmd *cobra.Command, id string, watch bool, every time.Duration) error {
-	ctx := cmd.Context()
+func (a *app) watchTurn(ctx context.Context, id string, watch bool, every time.Duration) error {
 	view := &liveView{w: a.out.w, tty: a.term.tty, height: a.term.height}
 	var tw turnWatcher
 	shownSeq := int64(-1)
@@ -97,21 +86,16 @@ func (a *app) watchTurn(cmd *cobra.Command, id string, watch bool, every time.Du
 
 	// The query is the authority on the plan; the log's copy is the
 	// fallback when it cannot answer.
-	res := runResult{Session: id, Plan: tw.plan}
-	if tw.failed {
-		res.Failure = tw.failure
-	} else {
-		res.Answer = tw.answer
-	}
+	res := receipt{Session: id, Answer: tw.answer, Failure: tw.failure, Plan: &tw.plan}
 	if _, st, err := a.queryState(ctx, id); err == nil {
-		res.Plan = st
+		res.Plan = &st
 	}
 	view.erase()
 	if view.shown && !view.tty {
 		fmt.Fprintln(a.out.w)
 	}
-	text := renderPlan(res.Plan, a.term)
-	if res.Answer != "" {
+	text := renderPlan(*res.Plan, a.term)
+	if res.Answer != "" && !tw.failed {
 		text = strings.TrimRight(cleanText(res.Answer), "\n") + "\n\n" + text
 	}
 	if err := a.out.result(text, res); err != nil {
@@ -122,3 +106,55 @@ func (a *app) watchTurn(cmd *cobra.Command, id string, watch bool, every time.Du
 	}
 	return nil
 }
+
+// turnWatcher follows a session log to tell when the agent has finished
+// with the latest user message: an assistant message with no tool calls
+// (its answer) or turn/failed after the last user/message. It also keeps the
+// latest plan the log shows.
+type turnWatcher struct {
+	after int64 // the highest seq seen, for the next page
+
+	plan     todo.State
+	planSeen bool
+
+	prompted bool // a user/message has been seen
+	answered bool
+	answer   string
+	failed   bool
+	failure  string
+}
+
+func (w *turnWatcher) add(events []sessionlog.Event) {
+	for _, ev := range events {
+		if ev.Seq <= w.after {
+			continue
+		}
+		w.after = ev.Seq
+		switch ev.Type {
+		case sessionlog.UserMessage:
+			// A newer message (someone used `say`) restarts the wait: the
+			// answer wanted is the one after the last message.
+			w.prompted, w.answered, w.failed = true, false, false
+			w.answer, w.failure = "", ""
+		case sessionlog.AssistantMessage:
+			var d sessionlog.AssistantData
+			if json.Unmarshal(ev.Data, &d) == nil && len(d.ToolCalls) == 0 && w.prompted {
+				w.answered, w.answer = true, d.Content
+			}
+		case sessionlog.TurnFailed:
+			var d sessionlog.MessageData
+			if w.prompted {
+				_ = json.Unmarshal(ev.Data, &d)
+				w.failed, w.failure = true, d.Text
+			}
+		case sessionlog.TodoWrite:
+			var d sessionlog.TodoWriteData
+			if json.Unmarshal(ev.Data, &d) == nil {
+				w.plan = todo.State{Todos: d.Todos, Counts: todo.CountOf(d.Todos), Seq: ev.Seq, UpdatedAt: ev.At}
+				w.planSeen = true
+			}
+		}
+	}
+}
+
+func (w *turnWatcher) finished() bool { return w.prompted && (w.answered || w.failed) }

@@ -13,7 +13,6 @@ func (a *app) sayCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "say SESSION TEXT...",
 		Short: "Queue a message for the agent without waiting (signal user_message)",
-		Long:  "Queue a message without waiting for the answer; words as for 'client prompt'.",
 		Args:  positional(true, "SESSION", "TEXT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := a.messageText(args[1:])

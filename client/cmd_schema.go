@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/tools"
 )
 
@@ -30,23 +31,22 @@ func (a *app) schemaCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(def); err != nil {
+			var text bytes.Buffer
+			if err := json.Indent(&text, def, "", "  "); err != nil {
 				return err
 			}
-			return a.out.result(b.String(), def)
+			return a.out.result(text.String()+"\n", def)
 		},
 	}
 }
 
-func todoWriteDefinition() (toolJSON, error) {
+// todoWriteDefinition is the todo_write definition as JSON, without HTML
+// escaping: its description is prose with quotes and code.
+func todoWriteDefinition() (json.RawMessage, error) {
 	for _, d := range tools.Definitions() {
 		if d.Name == contract.ToolTodoWrite {
-			return toolJSON{Name: d.Name, Description: d.Description, Parameters: d.Parameters}, nil
+			return payloads.Marshal(toolJSON{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 		}
 	}
-	return toolJSON{}, fmt.Errorf("no %s tool among tools.Definitions()", contract.ToolTodoWrite)
+	return nil, fmt.Errorf("no %s tool among tools.Definitions()", contract.ToolTodoWrite)
 }

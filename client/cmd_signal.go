@@ -11,7 +11,6 @@ func (a *app) signalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "signal SESSION [-]",
 		Short: "Replace the plan without waiting (signal todo_write)",
-		Long:  "Replace the plan without waiting; a rejected list shows in 'client log'.",
 		Args:  positional(true, "SESSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := src.args(args[1:], a.stdin, a.stdinPiped)
@@ -35,8 +34,5 @@ func (a *app) send(cmd *cobra.Command, id, signal string, arg any, text string) 
 	if err := c.SignalWorkflow(cmd.Context(), id, "", signal, arg); err != nil {
 		return a.sessionError(id, err)
 	}
-	return a.out.result(text, struct {
-		Session string `json:"session"`
-		Signal  string `json:"signal"`
-	}{id, signal})
+	return a.out.result(text, receipt{Session: id, Signal: signal})
 }

@@ -8,9 +8,7 @@ func (a *app) startCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Start a session and print its ID",
-		Example: `  client start --id demo
-  client start --script examples/plan-and-build.json --prompt "Add a --json flag"`,
-		Args: positional(false),
+		Args:  positional(false),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := sf.input(prompt)
 			if err != nil {
@@ -20,9 +18,7 @@ func (a *app) startCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.out.result(id+"\n", struct {
-				Session string `json:"session"`
-			}{id})
+			return a.out.result(id+"\n", receipt{Session: id})
 		},
 	}
 	sf.register(cmd.Flags())

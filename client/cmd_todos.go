@@ -13,10 +13,7 @@ func (a *app) todosCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "todos SESSION",
 		Short: "Show the current plan",
-		Long: `Show the current plan: a checklist with counts and a progress bar, or the
-todos query's TodoState JSON. --watch shows each change, redrawn in place on
-a terminal (one line per change in json and jsonl), until Ctrl-C.`,
-		Args: positional(false, "SESSION"),
+		Args:  positional(false, "SESSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, id := cmd.Context(), args[0]
 			if !watch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,10 +40,7 @@ rejected list prints exactly "Error: <message>" on stderr and exits 1.`,
 			if err != nil {
 				return err
 			}
-			if updateID == "" {
-				updateID = newUpdateID()
-			}
-			return a.write(cmd.Context(), args[0], updateID, raw)
+			return a.write(cmd.Context(), args[0], cmp.Or(updateID, newUpdateID()), raw)
 		},
 	}
 	src.register(cmd.Flags())
@@ -74,14 +72,12 @@ func (a *app) write(ctx context.Context, id, updateID string, raw []byte) error 
 		}
 		return a.sessionError(id, err)
 	}
-	if !a.out.text() {
-		return a.out.value(json.RawMessage(data))
-	}
+	// For a program, the result goes out as the session wrote it, read or not.
 	var res todo.WriteResult
-	if err := json.Unmarshal(data, &res); err != nil {
+	if err := json.Unmarshal(data, &res); err != nil && a.out.text() {
 		return fmt.Errorf("todo_write returned unexpected JSON: %w", err)
 	}
-	return a.out.print(res.Message + "\n" + renderPlan(todo.State{Todos: res.Todos, Counts: res.Counts, Seq: res.Seq}, a.term))
+	return a.out.result(res.Message+"\n"+renderPlan(todo.State{Todos: res.Todos, Counts: res.Counts, Seq: res.Seq}, a.term), json.RawMessage(data))
 }
 
 // sendWrite sends one todo_write update and returns the result's JSON as the

@@ -52,6 +52,27 @@ func (c *connFlags) clientOptions() (client.Options, error) {
 	return opts, nil
 }
 
+// connect dials Temporal on first use, so commands that need no server
+// (schema, help, argument errors) never wait on one.
+func (a *app) connect() (client.Client, error) {
+	if a.client != nil {
+		return a.client, nil
+	}
+	c, err := a.dial(a)
+	if err != nil {
+		return nil, err
+	}
+	a.client = c
+	return c, nil
+}
+
+func (a *app) close() {
+	if a.client != nil {
+		a.client.Close()
+		a.client = nil
+	}
+}
+
 func dialTemporal(a *app) (client.Client, error) {
 	opts, err := a.conn.clientOptions()
 	if err != nil {

@@ -1,21 +1,21 @@
 // Command client drives agent sessions from a terminal: start one, write or
-// watch its plan, read its history and log, talk to its agent.
-//
-//	client COMMAND [args] [flags]
-//
-// Run `client --help` for the commands. Commands, flags, help and shell
-// completion are cobra's and pflag's, as in the stock temporal CLI.
+// watch its plan, read its history and log, talk to its agent. Its commands,
+// flags, help and shell completion are cobra's and pflag's, as the stock
+// temporal CLI's are; run `client --help` for them.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/mattn/go-colorable"
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 )
 
 func main() {
@@ -23,6 +23,42 @@ func main() {
 	code := newApp().main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// app is one invocation of the CLI. Its streams and terminal facts are fields
+// rather than os globals so tests can run commands against buffers.
+type app struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	// stdinPiped says stdin is a pipe or a file, not a person at a keyboard:
+	// only then does `write` read a list from it unasked.
+	stdinPiped bool
+	// term describes stdout; its colour is settled by --color before a
+	// command runs.
+	term terminal
+	// out prints every result, in the --output format.
+	out printer
+
+	conn connFlags
+	// address and namespace are where the client connected, for hints.
+	address, namespace string
+
+	// dial connects to Temporal; tests replace it so no server is needed.
+	dial   func(a *app) (client.Client, error)
+	client client.Client
+}
+
+func newApp() *app {
+	return &app{
+		// On Windows consoles, colorable turns ANSI colours into console
+		// calls; elsewhere it is os.Stdout itself.
+		stdout:     colorable.NewColorable(os.Stdout),
+		stderr:     os.Stderr,
+		stdin:      os.Stdin,
+		stdinPiped: isPipe(os.Stdin),
+		term:       detectTerminal(os.Stdout),
+		dial:       dialTemporal,
+	}
 }
 
 // main runs one command line and returns the process exit code: 0 on

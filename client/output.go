@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/durabletodos/agenttodos/payloads"
+	"github.com/durabletodos/agenttodos/todo"
 )
 
 // The --output formats, named as the stock temporal CLI names them.
@@ -24,12 +25,6 @@ type printer struct {
 
 func (p printer) text() bool { return p.format == formatText }
 
-// print writes text for a person as it is.
-func (p printer) print(text string) error {
-	_, err := io.WriteString(p.w, text)
-	return err
-}
-
 // value writes v as JSON on one line. JSON a session returned
 // (json.RawMessage) goes out byte for byte, not re-encoded by this client.
 func (p printer) value(v any) error {
@@ -47,9 +42,21 @@ func (p printer) value(v any) error {
 // result prints one result: text for a person, v for a program.
 func (p printer) result(text string, v any) error {
 	if p.text() {
-		return p.print(text)
+		_, err := io.WriteString(p.w, text)
+		return err
 	}
 	return p.value(v)
+}
+
+// receipt is what a command prints for a program: the session it acted on
+// and what came of it.
+type receipt struct {
+	Session         string      `json:"session"`
+	Signal          string      `json:"signal,omitempty"`
+	CancelRequested bool        `json:"cancelRequested,omitempty"`
+	Answer          string      `json:"answer,omitempty"`
+	Failure         string      `json:"failure,omitempty"` // why the agent failed
+	Plan            *todo.State `json:"plan,omitempty"`
 }
 
 // printList prints a list: each item's text one after another, one JSON

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/durabletodos/agenttodos/contract"
@@ -18,8 +20,7 @@ import (
 const queryTimeout = 10 * time.Second
 
 // query runs a query on a session and returns the result's JSON exactly as
-// the workflow sent it (for --output json), decoded into out as well when out is
-// not nil.
+// the workflow sent it (for --output json), decoded into out as well.
 func (a *app) query(ctx context.Context, id, name string, out any, args ...any) ([]byte, error) {
 	c, err := a.connect()
 	if err != nil {
@@ -38,10 +39,8 @@ func (a *app) query(ctx context.Context, id, name string, out any, args ...any) 
 		return nil, err
 	}
 	data := raw.Payload().GetData()
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("query %s returned unexpected JSON: %w", name, err)
-		}
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, fmt.Errorf("query %s returned unexpected JSON: %w", name, err)
 	}
 	return data, nil
 }
@@ -56,4 +55,45 @@ func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageReque
 	var events []sessionlog.Event
 	_, err := a.query(ctx, id, contract.QuerySessionLog, &events, page)
 	return events, err
+}
+
+// pageFlags are the paging flags of `history` and `log`, sent as the
+// queries' {"afterSeq":N,"limit":M}. Unsigned, so pflag refuses a negative.
+type pageFlags struct {
+	after   uint64
+	limit   uint
+	verbose bool
+}
+
+func (p *pageFlags) register(fs *pflag.FlagSet, verbose string) {
+	fs.Uint64Var(&p.after, "after", 0, "only entries with seq greater than `N`")
+	fs.UintVar(&p.limit, "limit", 0, "at most `M` entries (0: all)")
+	fs.BoolVarP(&p.verbose, "verbose", "v", false, verbose)
+}
+
+func (p *pageFlags) request() sessionlog.PageRequest {
+	return sessionlog.PageRequest{AfterSeq: int64(min(p.after, math.MaxInt64)), Limit: int(min(p.limit, math.MaxInt32))}
+}
+
+// queryPages reads a paged query (todo_history, session_log) to its end, or
+// to req.Limit entries: the workflow ends a page at its byte budget, so one
+// page may hold fewer entries than were asked for.
+func queryPages[T any](ctx context.Context, a *app, id, name string, req sessionlog.PageRequest, seqOf func(*T) int64) ([]T, error) {
+	all := []T{}
+	for {
+		var page []T
+		if _, err := a.query(ctx, id, name, &page, req); err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) == 0 {
+			return all, nil
+		}
+		if req.Limit > 0 {
+			if req.Limit -= len(page); req.Limit <= 0 {
+				return all, nil
+			}
+		}
+		req.AfterSeq = seqOf(&page[len(page)-1])
+	}
 }

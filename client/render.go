@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -43,17 +44,13 @@ func (p palette) paint(style, s string) string {
 func renderPlan(st todo.State, t terminal) string {
 	p := palette(t.color)
 	var b strings.Builder
-	b.WriteString(planHeader(st.Counts, st.Seq, p, t.width))
-	b.WriteByte('\n')
-	b.WriteString(progressBar(st.Counts, p))
-	b.WriteByte('\n')
+	fmt.Fprintln(&b, planHeader(st.Counts, st.Seq, p, t.width))
+	fmt.Fprintln(&b, progressBar(st.Counts, p))
 	if len(st.Todos) == 0 {
-		b.WriteString(p.paint(styleDim, "  (no todos yet)"))
-		b.WriteByte('\n')
+		fmt.Fprintln(&b, p.paint(styleDim, "  (no todos yet)"))
 	}
 	for _, it := range st.Todos {
-		b.WriteString(itemLine("  ", it, p, t.width))
-		b.WriteByte('\n')
+		fmt.Fprintln(&b, itemLine("  ", it, p, t.width))
 	}
 	return b.String()
 }
@@ -69,30 +66,25 @@ func countsText(c todo.Counts, p palette) string {
 // · 2 pending · seq 7`; `completed/total` is what a watcher greps for. On a
 // narrow terminal the last parts go first, so the line stays one row.
 func planHeader(c todo.Counts, seq int64, p palette, width int) string {
-	parts := []struct{ style, text string }{
+	parts := [][2]string{
 		{styleBold, "Plan"},
 		{styleGreen, strconv.Itoa(c.Completed) + "/" + strconv.Itoa(c.Total()) + " completed"},
 		{styleYellow, strconv.Itoa(c.InProgress) + " in progress"},
 		{"", strconv.Itoa(c.Pending) + " pending"},
 		{styleDim, "seq " + strconv.FormatInt(seq, 10)},
 	}
-	const sep = " · "
+	join := func(n int, p palette) string {
+		out := make([]string, n)
+		for i, part := range parts[:n] {
+			out[i] = p.paint(part[0], part[1])
+		}
+		return strings.Join(out, " · ")
+	}
 	n := len(parts)
-	for width > 0 && n > 2 {
-		w := runewidth.StringWidth(sep) * (n - 1)
-		for _, part := range parts[:n] {
-			w += runewidth.StringWidth(part.text)
-		}
-		if w <= width {
-			break
-		}
+	for width > 0 && n > 2 && runewidth.StringWidth(join(n, false)) > width {
 		n--
 	}
-	out := make([]string, n)
-	for i, part := range parts[:n] {
-		out[i] = p.paint(part.style, part.text)
-	}
-	return strings.Join(out, sep)
+	return join(n, p)
 }
 
 // progressBar shows completed work as full cells and work in progress as
@@ -138,15 +130,11 @@ func oneLine(s string) string {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
 			return ' '
-		case isControl(r):
+		case unicode.IsControl(r):
 			return unicode.ReplacementChar
 		}
 		return r
 	}, s)
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
 }
 
 // truncate cuts s to at most width terminal columns, ending it with "…"
@@ -165,7 +153,7 @@ func truncate(s string, width int) string {
 // does.
 func cleanText(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && isControl(r) {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
 			return unicode.ReplacementChar
 		}
 		return r

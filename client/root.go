@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,19 +21,21 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "client",
 		Short: "Drive durable agent sessions on Temporal",
-		Long: `Drive durable agent sessions on Temporal. A session is a workflow ID: start
-one, write or watch its plan, read its history and log, talk to its agent.
+		Long: `Drive durable agent sessions on Temporal (a session is a workflow ID).
 
-Connection settings are the stock temporal CLI's: the flags below, else the
-TEMPORAL_* environment variables and the config file profile (as
-envconfig reads them), else ` + contract.DefaultFrontendAddress + `, the worker's embedded server.`,
+Connection settings are the stock temporal CLI's: these flags, else TEMPORAL_*
+variables and the config file profile, else ` + contract.DefaultFrontendAddress + ` (the worker's server).`,
 		// Errors are printed once, by report, with the exit code they mean.
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErrorf("unknown command %q%s", args[0], didYouMean(cmd, args[0]))
+				hint := ""
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = fmt.Sprintf("; did you mean %q?", s[0])
+				}
+				return usageErrorf("unknown command %q%s", args[0], hint)
 			}
 			cmd.SetOut(a.stderr)
 			cmd.Help()
@@ -45,16 +48,11 @@ envconfig reads them), else ` + contract.DefaultFrontendAddress + `, the worker'
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetIn(a.stdin)
 	// Cobra's usage, with two changes: the root runs only to say a command
 	// is missing, so it shows no usage line of its own; and flag help wraps
 	// to the terminal, as the stock CLI's does.
-	wrap := 79
-	if a.term.width > 0 {
-		wrap = a.term.width - 1
-	}
 	root.SetUsageTemplate(strings.NewReplacer("{{if .Runnable}}", "{{if and .Runnable .HasParent}}",
-		".FlagUsages ", fmt.Sprintf(".FlagUsagesWrapped %d ", wrap)).Replace(root.UsageTemplate()))
+		".FlagUsages ", fmt.Sprintf(".FlagUsagesWrapped %d ", cmp.Or(a.term.width, 80)-1)).Replace(root.UsageTemplate()))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 
 	pf := root.PersistentFlags()
@@ -68,13 +66,6 @@ envconfig reads them), else ` + contract.DefaultFrontendAddress + `, the worker'
 		a.todosCommand(), a.historyCommand(), a.logCommand(), a.promptCommand(), a.sayCommand(),
 		a.cancelCommand(), a.schemaCommand())
 	return root
-}
-
-func didYouMean(cmd *cobra.Command, name string) string {
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		return fmt.Sprintf("; did you mean %q?", s[0])
-	}
-	return ""
 }
 
 // choice is a flag that takes one of a few words, as the stock CLI's

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -53,10 +52,7 @@ func (f *sessionFlags) input(prompt string) (workflows.SessionInput, error) {
 
 // startSession starts an AgentSession and returns its ID.
 func (a *app) startSession(ctx context.Context, f *sessionFlags, in workflows.SessionInput) (string, error) {
-	id := f.id
-	if id == "" {
-		id = newSessionID()
-	}
+	id := cmp.Or(f.id, newSessionID())
 	c, err := a.connect()
 	if err != nil {
 		return "", err
@@ -77,18 +73,12 @@ func (a *app) startSession(ctx context.Context, f *sessionFlags, in workflows.Se
 	return id, err
 }
 
-// newSessionID is short enough to type and random enough not to collide
-// between people sharing a namespace.
-func newSessionID() string { return "session-" + randomHex(4) }
+// newSessionID is short enough to type and random enough (40 bits) not to
+// collide between people sharing a namespace.
+func newSessionID() string { return "session-" + strings.ToLower(rand.Text()[:8]) }
 
 // newUpdateID names a write so that sending it again is applied once.
-func newUpdateID() string { return "client-" + randomHex(8) }
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
+func newUpdateID() string { return "client-" + strings.ToLower(rand.Text()[:16]) }
 
 // sessionSummary is the one line the Temporal UI shows for a session: what it
 // was asked to do, if anything.

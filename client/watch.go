@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,10 +71,8 @@ func sessionClosed(ctx context.Context, c client.Client, id string) <-chan error
 				ch <- err
 				return
 			}
-			select {
+			select { // then ask again, or see ctx.Err() above
 			case <-ctx.Done():
-				ch <- ctx.Err()
-				return
 			case <-time.After(time.Second):
 			}
 		}
@@ -97,10 +96,7 @@ func closedText(err error) string {
 	case errors.As(err, &appErr):
 		return "failed: " + appErr.Message()
 	}
-	if cause := errors.Unwrap(err); cause != nil {
-		return "failed: " + cause.Error()
-	}
-	return "failed: " + err.Error()
+	return "failed: " + cmp.Or(errors.Unwrap(err), err).Error()
 }
 
 // pollEnd says why a poll loop stopped.
