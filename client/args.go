@@ -30,9 +30,6 @@ func (s *listSource) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.clear, "clear", false, "send an empty list, clearing the plan")
 }
 
-// noList is the hint when no source was given and stdin is a keyboard.
-const noList = `no list to send: give --todo STATUS:CONTENT (repeatable), --file FILE, "-" or JSON on stdin, or --clear`
-
 // args returns the raw TodoWriteArgs JSON to send. A file or stdin is sent
 // byte for byte (surrounding white space aside): the session validates it,
 // so an unknown key or a malformed list gets the contract's own message, not
@@ -75,7 +72,8 @@ func (s *listSource) args(positional []string, stdin io.Reader, stdinPiped bool)
 	case stdinPiped:
 		return readList("stdin", stdin)
 	}
-	return nil, usageErrorf("%s", noList)
+	// Nothing given, and stdin is a keyboard.
+	return nil, usageErrorf(`no list to send: give --todo STATUS:CONTENT (repeatable), --file FILE, "-" or JSON on stdin, or --clear`)
 }
 
 func readList(name string, r io.Reader) ([]byte, error) {

@@ -24,8 +24,7 @@ func (a *app) signalCommand() *cobra.Command {
 	return cmd
 }
 
-// send signals a session and says so: text for a person, a receipt for a
-// program.
+// send signals a session and says so, as text or as a receipt.
 func (a *app) send(cmd *cobra.Command, id, signal string, arg any, text string) error {
 	c, err := a.connect()
 	if err != nil {

@@ -25,8 +25,7 @@ func usageErrorf(format string, args ...any) error {
 }
 
 // positional checks a command's positional arguments against names, the
-// ones it requires; with rest, the last takes every remaining word (a prompt
-// need not be quoted, and words starting with "-" go after "--").
+// ones it requires; with rest, the last takes every remaining word.
 func positional(rest bool, names ...string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) < len(names) {

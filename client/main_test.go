@@ -210,7 +210,7 @@ func TestFlagsAnywhereAndDoubleDash(t *testing.T) {
 	}
 	a, out2, errOut := testApp(nil)
 	if code := a.main(context.Background(), []string{"prompt", "S1", "Add", "a", "--json", "flag"}); code != 2 || out2.Len() != 0 ||
-		errOut.String() != "client: unknown flag: --json (see 'client prompt --help')\n" {
+		errOut.String() != `client: unknown flag: --json; words of a message that start with "-" go after "--" (see 'client prompt --help')`+"\n" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

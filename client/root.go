@@ -53,7 +53,12 @@ variables and the config file profile, else ` + contract.DefaultFrontendAddress 
 	// to the terminal, as the stock CLI's does.
 	root.SetUsageTemplate(strings.NewReplacer("{{if .Runnable}}", "{{if and .Runnable .HasParent}}",
 		".FlagUsages ", fmt.Sprintf(".FlagUsagesWrapped %d ", cmp.Or(a.term.width, 80)-1)).Replace(root.UsageTemplate()))
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if strings.HasSuffix(cmd.Use, "...") && strings.HasPrefix(err.Error(), "unknown") {
+			return usageErrorf(`%s; words of a message that start with "-" go after "--"`, err)
+		}
+		return &usageError{err.Error()}
+	})
 
 	pf := root.PersistentFlags()
 	a.conn.register(pf)

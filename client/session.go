@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -38,14 +39,14 @@ func (f *sessionFlags) register(fs *pflag.FlagSet) {
 func (f *sessionFlags) input(prompt string) (workflows.SessionInput, error) {
 	in := workflows.SessionInput{Prompt: prompt, Model: f.model}
 	if f.script != "" {
-		if f.model != "" && f.model != scriptedModel {
-			return in, usageErrorf("--script replays turns with the %q model, not %q: drop --model", scriptedModel, f.model)
+		if f.model != "" && f.model != activities.ScriptedModel {
+			return in, usageErrorf("--script replays turns with the %q model, not %q: drop --model", activities.ScriptedModel, f.model)
 		}
 		script, err := loadScript(f.script)
 		if err != nil {
 			return in, err
 		}
-		in.Model, in.Script, in.ScriptThinkTime = scriptedModel, script, f.thinkTime
+		in.Model, in.Script, in.ScriptThinkTime = activities.ScriptedModel, script, f.thinkTime
 	}
 	return in, nil
 }

@@ -37,10 +37,9 @@ func detectTerminal(f *os.File) terminal {
 	return t
 }
 
-// withColor settles colour from --color, as the stock CLI does: always and
-// never are obeyed; auto colours a terminal unless NO_COLOR is set and not
-// empty (https://no-color.org) or TERM is dumb. Output for programs
-// (json, jsonl) is never coloured.
+// withColor settles colour from --color as the stock CLI does: auto colours
+// a terminal unless NO_COLOR is set and not empty (https://no-color.org) or
+// TERM is dumb. Output for programs (json, jsonl) is never coloured.
 func (t terminal) withColor(mode string, text bool) terminal {
 	switch {
 	case !text || mode == "never":
