@@ -2,16 +2,16 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -19,28 +19,16 @@ import (
 // stdin, repeated --todo flags, or --clear.
 type listSource struct {
 	file  string
-	todos todoFlags
+	todos []string
 	clear bool
 }
 
-func (s *listSource) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.file, "file", "", "read TodoWriteArgs JSON from `FILE` (\"-\": stdin)")
-	fs.Var(&s.todos, "todo", "add the item `STATUS:CONTENT` (repeat, in list order); STATUS is pending (p), in_progress (ip, doing) or completed (c, done); CONTENT is all after the first colon")
+func (s *listSource) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&s.file, "file", "f", "", "read TodoWriteArgs JSON from `FILE` (\"-\": stdin)")
+	// A string array, not a slice: content may hold commas.
+	fs.StringArrayVarP(&s.todos, "todo", "t", nil, "add the item `STATUS:CONTENT` (repeat, in list order); STATUS is pending (p), in_progress (ip, doing) or completed (c, done); CONTENT is all after the first colon")
 	fs.BoolVar(&s.clear, "clear", false, "send an empty list, clearing the plan")
 }
-
-// todoFlags collects repeated --todo flags in order.
-type todoFlags []string
-
-func (t *todoFlags) String() string { return strings.Join(*t, ", ") }
-
-func (t *todoFlags) Set(v string) error {
-	*t = append(*t, v)
-	return nil
-}
-
-// noList is the hint when no source was given and stdin is a keyboard.
-const noList = `no list to send: give --todo STATUS:CONTENT (repeatable), --file FILE, "-" or JSON on stdin, or --clear`
 
 // args returns the raw TodoWriteArgs JSON to send. A file or stdin is sent
 // byte for byte (surrounding white space aside): the session validates it,
@@ -84,7 +72,8 @@ func (s *listSource) args(positional []string, stdin io.Reader, stdinPiped bool)
 	case stdinPiped:
 		return readList("stdin", stdin)
 	}
-	return nil, usageErrorf("%s", noList)
+	// Nothing given, and stdin is a keyboard.
+	return nil, usageErrorf(`no list to send: give --todo STATUS:CONTENT (repeatable), --file FILE, "-" or JSON on stdin, or --clear`)
 }
 
 func readList(name string, r io.Reader) ([]byte, error) {
@@ -109,17 +98,11 @@ func todosFromFlags(values []string) ([]byte, error) {
 		}
 		items = append(items, it)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
 	// Content is sent as typed: "<" stays "<", not "\u003c", so the raw
 	// arguments in the session log read like what the person wrote.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
+	return payloads.Marshal(struct {
 		Todos []todo.Item `json:"todos"`
-	}{items}); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	}{items})
 }
 
 // parseTodoFlag reads one --todo value, STATUS:CONTENT. Content is
@@ -130,7 +113,7 @@ func parseTodoFlag(v string) (todo.Item, error) {
 	if !ok {
 		return todo.Item{}, usageErrorf("--todo %q: want STATUS:CONTENT, e.g. --todo \"in_progress:Run the tests\"", v)
 	}
-	s, ok := parseStatus(status)
+	s, ok := statusAliases[strings.ToLower(strings.TrimSpace(status))]
 	if !ok {
 		return todo.Item{}, usageErrorf("--todo %q: unknown status %q: use pending (p), in_progress (ip, doing) or completed (c, done)", v, status)
 	}
@@ -142,11 +125,6 @@ var statusAliases = map[string]todo.Status{
 	"pending": todo.Pending, "p": todo.Pending,
 	"in_progress": todo.InProgress, "in-progress": todo.InProgress, "ip": todo.InProgress, "doing": todo.InProgress,
 	"completed": todo.Completed, "c": todo.Completed, "done": todo.Completed,
-}
-
-func parseStatus(s string) (todo.Status, bool) {
-	st, ok := statusAliases[strings.ToLower(strings.TrimSpace(s))]
-	return st, ok
 }
 
 // rawJSON wraps JSON text as a payload the SDK sends untouched. A struct

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +63,7 @@ func TestParseTodoFlagRejectsBadInput(t *testing.T) {
 }
 
 func TestTodoFlagsBuildTodoWriteArgs(t *testing.T) {
-	src := listSource{todos: todoFlags{"ip:Run <the> tests", "p:Fix \"flaky\" test", "done:Write docs"}}
+	src := listSource{todos: []string{"ip:Run <the> tests", "p:Fix \"flaky\" test", "done:Write docs"}}
 	raw, err := src.args(nil, strings.NewReader(""), false)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +95,7 @@ func TestListSources(t *testing.T) {
 		{"--file -", listSource{file: "-"}, nil, false, stdin},
 		{"dash argument", listSource{}, []string{"-"}, false, stdin},
 		{"piped stdin, nothing else", listSource{}, nil, true, stdin},
-		{"--todo wins over a piped stdin", listSource{todos: todoFlags{"p:x"}}, nil, true, `{"todos":[{"content":"x","status":"pending"}]}`},
+		{"--todo wins over a piped stdin", listSource{todos: []string{"p:x"}}, nil, true, `{"todos":[{"content":"x","status":"pending"}]}`},
 		{"clear", listSource{clear: true}, nil, false, `{"todos":[]}`},
 	}
 	for _, tc := range cases {
@@ -123,8 +121,8 @@ func TestListSourceErrors(t *testing.T) {
 		want       string
 	}{
 		{"nothing and a keyboard", listSource{}, nil, "", false, "no list to send"},
-		{"two sources", listSource{file: "x.json", todos: todoFlags{"p:x"}}, nil, "", false, "give one of"},
-		{"clear and todos", listSource{clear: true, todos: todoFlags{"p:x"}}, nil, "", false, "give one of"},
+		{"two sources", listSource{file: "x.json", todos: []string{"p:x"}}, nil, "", false, "give one of"},
+		{"clear and todos", listSource{clear: true, todos: []string{"p:x"}}, nil, "", false, "give one of"},
 		{"dash and file", listSource{file: "x.json"}, []string{"-"}, "", false, "not both"},
 		{"stray argument", listSource{}, []string{"list.json"}, "", false, `unexpected argument "list.json"`},
 		{"empty stdin", listSource{}, []string{"-"}, "  \n", false, "stdin is empty"},
@@ -163,23 +161,5 @@ func TestRawJSONPayloadIsSentVerbatim(t *testing.T) {
 	}
 	if string(viaRawMessage.GetData()) == string(raw) {
 		t.Fatalf("json.RawMessage now passes through untouched; rawJSON could use it")
-	}
-}
-
-func TestParseInterspersedFlags(t *testing.T) {
-	fs := flag.NewFlagSet("write", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var todos todoFlags
-	fs.Var(&todos, "todo", "")
-	id := fs.String("update-id", "", "")
-	pos, err := parseInterspersed(fs, []string{"--todo", "p:a", "S1", "--update-id=u1", "-", "--todo", "c:b", "--", "--todo"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(pos, "|") != "S1|-|--todo" {
-		t.Fatalf("positional %q", pos)
-	}
-	if *id != "u1" || strings.Join(todos, "|") != "p:a|c:b" {
-		t.Fatalf("update-id %q todos %q", *id, todos)
 	}
 }

@@ -4,51 +4,59 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
-func (a *app) runPrompt(ctx context.Context, args []string) error {
-	fs := a.commandFlags("run")
+func (a *app) runCommand() *cobra.Command {
 	var sf sessionFlags
-	sf.register(fs)
-	watch := fs.Bool("watch", true, "show the plan live while the agent works (--watch=false: just wait)")
-	interval := fs.Duration("interval", defaultInterval, "how often to look at the session")
-	pos, err := parseCommand(fs, args, []string{"PROMPT"}, true)
-	if err != nil {
-		return err
+	var watch bool
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:   "run PROMPT...",
+		Short: "Start a session on a prompt, watch its plan, print the answer",
+		Args:  positional(true, "PROMPT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := a.messageText(args)
+			if err != nil {
+				return err
+			}
+			if every <= 0 {
+				return usageErrorf("--interval must be positive")
+			}
+			in, err := sf.input(text)
+			if err != nil {
+				return err
+			}
+			id, err := a.startSession(cmd.Context(), &sf, in)
+			if err != nil {
+				return err
+			}
+			// stderr, so stdout holds only the plan and the answer.
+			fmt.Fprintf(a.stderr, "session %s\n", id)
+			return a.watchTurn(cmd.Context(), id, watch && a.out.text(), every)
+		},
 	}
-	if *interval <= 0 {
-		return usageErrorf("--interval must be positive")
-	}
-	text, err := a.messageText(pos)
-	if err != nil {
-		return err
-	}
-	in, err := sf.input(text)
-	if err != nil {
-		return err
-	}
-	id, err := a.startSession(ctx, sf.id, sf.taskQueue, in)
-	if err != nil {
-		return err
-	}
-	// stderr, so stdout holds only the plan and the answer.
-	fmt.Fprintf(a.stderr, "session %s\n", id)
-	c, err := a.connect()
-	if err != nil {
-		return err
-	}
+	sf.register(cmd.Flags())
+	cmd.Flags().BoolVarP(&watch, "watch", "w", true, "show the plan live while the agent works (--watch=false: just wait)")
+	cmd.Flags().DurationVar(&every, "interval", defaultInterval, "how often to look at the session")
+	return cmd
+}
 
-	view := &liveView{w: a.stdout, tty: a.term.tty, height: a.term.height}
+// watchTurn follows a session's log until the agent has answered the last
+// message, showing the plan as it changes, then prints the outcome.
+func (a *app) watchTurn(ctx context.Context, id string, watch bool, every time.Duration) error {
+	view := &liveView{w: a.out.w, tty: a.term.tty, height: a.term.height}
 	var tw turnWatcher
 	shownSeq := int64(-1)
 	hinted := false
-	end, closedErr, err := a.poll(ctx, c, id, *interval, func() (bool, error) {
-		_, events, err := a.queryLog(ctx, id, sessionlog.PageRequest{AfterSeq: tw.after})
+	end, closedErr, err := a.poll(ctx, id, every, func() (bool, error) {
+		events, err := a.queryLog(ctx, id, sessionlog.PageRequest{AfterSeq: tw.after})
 		if err != nil {
 			// The worker picks a new session up within moments; until it
 			// has, a query has nobody to answer it. Say so once, and wait.
@@ -59,7 +67,7 @@ func (a *app) runPrompt(ctx context.Context, args []string) error {
 			return false, nil
 		}
 		tw.add(events)
-		if *watch && tw.planSeen && tw.plan.Seq != shownSeq && !tw.finished() {
+		if watch && tw.planSeen && tw.plan.Seq != shownSeq && !tw.finished() {
 			shownSeq = tw.plan.Seq
 			view.show(renderPlan(tw.plan, a.term))
 		}
@@ -78,23 +86,25 @@ func (a *app) runPrompt(ctx context.Context, args []string) error {
 
 	// The query is the authority on the plan; the log's copy is the
 	// fallback when it cannot answer.
-	plan := tw.plan
+	res := receipt{Session: id, Answer: tw.answer, Failure: tw.failure, Plan: &tw.plan}
 	if _, st, err := a.queryState(ctx, id); err == nil {
-		plan = st
+		res.Plan = &st
 	}
 	view.erase()
 	if view.shown && !view.tty {
-		fmt.Fprintln(a.stdout)
+		fmt.Fprintln(a.out.w)
+	}
+	text := renderPlan(*res.Plan, a.term)
+	if res.Answer != "" && !tw.failed {
+		text = strings.TrimRight(cleanText(res.Answer), "\n") + "\n\n" + text
+	}
+	if err := a.out.result(text, res); err != nil {
+		return err
 	}
 	if tw.failed {
-		io.WriteString(a.stdout, renderPlan(plan, a.term))
 		return &exitError{code: 1, msg: "client: the agent failed: " + oneLine(tw.failure)}
 	}
-	if tw.answer != "" {
-		fmt.Fprintf(a.stdout, "%s\n\n", strings.TrimRight(cleanText(tw.answer), "\n"))
-	}
-	_, err = io.WriteString(a.stdout, renderPlan(plan, a.term))
-	return err
+	return nil
 }
 
 // turnWatcher follows a session log to tell when the agent has finished

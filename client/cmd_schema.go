@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/tools"
 )
 
@@ -17,34 +19,34 @@ type toolJSON struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-func (a *app) schema(_ context.Context, args []string) error {
-	fs := a.commandFlags("schema")
-	if _, err := parseCommand(fs, args, nil, false); err != nil {
-		return err
+func (a *app) schemaCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the todo_write tool definition the model sees",
+		// From the same tools.Definitions() the model is offered, so the
+		// two cannot disagree.
+		Args: positional(false),
+		RunE: func(*cobra.Command, []string) error {
+			def, err := todoWriteDefinition()
+			if err != nil {
+				return err
+			}
+			var text bytes.Buffer
+			if err := json.Indent(&text, def, "", "  "); err != nil {
+				return err
+			}
+			return a.out.result(text.String()+"\n", def)
+		},
 	}
-	out, err := todoWriteSchemaJSON()
-	if err != nil {
-		return err
-	}
-	_, err = a.stdout.Write(out)
-	return err
 }
 
-// todoWriteSchemaJSON is the todo_write definition, indented, from the same
-// tools.Definitions() the model is offered, so the two cannot disagree.
-func todoWriteSchemaJSON() ([]byte, error) {
+// todoWriteDefinition is the todo_write definition as JSON, without HTML
+// escaping: its description is prose with quotes and code.
+func todoWriteDefinition() (json.RawMessage, error) {
 	for _, d := range tools.Definitions() {
-		if d.Name != contract.ToolTodoWrite {
-			continue
+		if d.Name == contract.ToolTodoWrite {
+			return payloads.Marshal(toolJSON{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(toolJSON{Name: d.Name, Description: d.Description, Parameters: d.Parameters}); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
 	}
 	return nil, fmt.Errorf("no %s tool among tools.Definitions()", contract.ToolTodoWrite)
 }

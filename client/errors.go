@@ -6,12 +6,54 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
+
+// usageError is a command called wrongly: exit code 2 and a pointer to
+// --help. Flag errors from pflag become one too (see rootCommand).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// positional checks a command's positional arguments against names, the
+// ones it requires; with rest, the last takes every remaining word.
+func positional(rest bool, names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < len(names) {
+			what := names[len(args)]
+			if what == "SESSION" {
+				what += " (a workflow ID, as `client start` prints it)"
+			}
+			return usageErrorf("missing %s", what)
+		}
+		if !rest && len(args) > len(names) {
+			return usageErrorf("unexpected argument %q", args[len(names)])
+		}
+		return nil
+	}
+}
+
+// exitError carries an exact message to print on stderr and an exit code;
+// the message is printed as is, with no "client:" prefix, because some are
+// part of the contract (`Error: <message>`).
+type exitError struct {
+	code  int
+	msg   string
+	cause error
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func (e *exitError) Unwrap() error { return e.cause }
 
 // rejected turns a failed update into the line the contract promises:
 // `Error: <message>`, where message is the ApplicationError's own text. The
@@ -27,9 +69,6 @@ func rejected(err error) (error, bool) {
 
 // sessionError explains a failed call on one session, naming the session.
 func (a *app) sessionError(id string, err error) error {
-	if err == nil {
-		return nil
-	}
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		if strings.Contains(notFound.Error(), "already completed") {

@@ -1,49 +1,22 @@
 // Command client drives agent sessions from a terminal: start one, write or
-// watch its plan, read its history and log, talk to its agent.
-//
-//	client [--address HOST:PORT] [--namespace NS] COMMAND [flags] [args]
-//
-// Run `client help` for the commands.
+// watch its plan, read its history and log, talk to its agent. Its commands,
+// flags, help and shell completion are cobra's and pflag's, as the stock
+// temporal CLI's are; run `client --help` for them.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
-	"github.com/durabletodos/agenttodos/contract"
+	"github.com/mattn/go-colorable"
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 )
-
-// command is one subcommand. Its run function parses its own flags, so every
-// command can show its own usage with -h.
-type command struct {
-	name    string
-	args    string // the synopsis after the name
-	summary string
-	run     func(a *app, ctx context.Context, args []string) error
-}
-
-// commands lists the subcommands in the order `client help` shows them:
-// roughly the order a person meets them.
-var commands = []command{
-	{"start", "[--id ID] [--model M] [--prompt TEXT] [--script FILE] [--task-queue Q]", "start a session and print its ID", (*app).start},
-	{"run", "[--id ID] [--model M] [--script FILE] [--task-queue Q] [--watch=false] [--interval 500ms] PROMPT", "start a session on a prompt, watch its plan, print the answer", (*app).runPrompt},
-	{"write", "SESSION [--file F | -] [--todo STATUS:CONTENT ...] [--clear] [--update-id ID] [--json]", "replace the plan (update todo_write) and print the result", (*app).write},
-	{"signal", "SESSION [--file F | -] [--todo STATUS:CONTENT ...] [--clear]", "replace the plan without waiting (signal todo_write)", (*app).signalWrite},
-	{"todos", "SESSION [--json] [--watch] [--interval 500ms]", "show the current plan", (*app).todos},
-	{"history", "SESSION [--after N] [--limit M] [--json] [-v]", "list every accepted plan, oldest first", (*app).history},
-	{"log", "SESSION [--after N] [--limit M] [--json] [-v] [--follow] [--interval 500ms]", "list the session's events, oldest first", (*app).log},
-	{"prompt", "SESSION TEXT... (\"-\": read stdin)", "send a message and print the agent's answer (update prompt)", (*app).prompt},
-	{"say", "SESSION TEXT... (\"-\": read stdin)", "queue a message for the agent without waiting (signal user_message)", (*app).say},
-	{"cancel", "SESSION", "cancel the session", (*app).cancel},
-	{"schema", "", "print the todo_write tool definition the model sees", (*app).schema},
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -52,111 +25,78 @@ func main() {
 	os.Exit(code)
 }
 
+// app is one invocation of the CLI. Its streams and terminal facts are fields
+// rather than os globals so tests can run commands against buffers.
+type app struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	// stdinPiped says stdin is a pipe or a file, not a person at a keyboard:
+	// only then does `write` read a list from it unasked.
+	stdinPiped bool
+	// term describes stdout; its colour is settled by --color before a
+	// command runs.
+	term terminal
+	// out prints every result, in the --output format.
+	out printer
+
+	conn connFlags
+	// address and namespace are where the client connected, for hints.
+	address, namespace string
+
+	// dial connects to Temporal; tests replace it so no server is needed.
+	dial   func(a *app) (client.Client, error)
+	client client.Client
+}
+
+func newApp() *app {
+	return &app{
+		// On Windows consoles, colorable turns ANSI colours into console
+		// calls; elsewhere it is os.Stdout itself.
+		stdout:     colorable.NewColorable(os.Stdout),
+		stderr:     os.Stderr,
+		stdin:      os.Stdin,
+		stdinPiped: isPipe(os.Stdin),
+		term:       detectTerminal(os.Stdout),
+		dial:       dialTemporal,
+	}
+}
+
 // main runs one command line and returns the process exit code: 0 on
-// success, 1 when the command failed, 2 when it was called wrongly.
+// success, 1 when the command failed, 2 when it was called wrongly, 130 when
+// the person pressed Ctrl-C.
 func (a *app) main(ctx context.Context, args []string) int {
-	fs := a.flagSet("client")
-	fs.Usage = func() { a.usage(a.stderr) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	args = fs.Args()
-	if len(args) == 0 {
-		a.usage(a.stderr)
-		return 2
-	}
-	name, rest := args[0], args[1:]
-	if name == "help" {
-		if len(rest) > 0 {
-			if c := lookup(rest[0]); c != nil {
-				// A command prints its own usage, flags included, on -h.
-				a.helpOut, a.current = a.stdout, c
-				return a.report(c.run(a, ctx, []string{"-h"}))
-			}
-		}
-		a.usage(a.stdout)
-		return 0
-	}
-	c := lookup(name)
-	if c == nil {
-		fmt.Fprintf(a.stderr, "client: unknown command %q\n\n", name)
-		a.usage(a.stderr)
-		return 2
-	}
-	a.current = c
+	root := a.rootCommand()
+	root.SetArgs(args)
 	defer a.close()
-	err := c.run(a, ctx, rest)
+	cmd, err := root.ExecuteContextC(ctx)
 	var ee *exitError
 	if err != nil && ctx.Err() != nil && !(errors.As(err, &ee) && ee.code == 130) {
 		// Ctrl-C: whatever the call failed with, the person knows why.
 		return 130
 	}
-	return a.report(err)
+	return a.report(cmd, err)
 }
 
-func lookup(name string) *command {
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
+// report prints what a command's error means for a person and returns the
+// exit code.
+func (a *app) report(cmd *cobra.Command, err error) int {
+	var ee *exitError
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case interrupted(err):
+		return 130
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintln(a.stderr, ee.msg)
 		}
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(a.stderr, "client: %s (see '%s --help')\n", ue.msg, cmd.CommandPath())
+		return 2
+	default:
+		fmt.Fprintf(a.stderr, "client: %s\n", a.explain(err))
+		return 1
 	}
-	return nil
-}
-
-func (a *app) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: client [--address HOST:PORT] [--namespace NS] COMMAND [flags] [args]\n\n")
-	fmt.Fprintf(w, "Drive durable agent sessions (a session is a workflow ID).\n\nCommands:\n")
-	width := 0
-	for _, c := range commands {
-		width = max(width, len(c.name))
-	}
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
-	}
-	fmt.Fprintf(w, `
-Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE, TLS and
-API key settings, read as the Temporal CLI reads them. With no address:
-%s, the worker's embedded server. --address and --namespace
-override them, before or after the command.
-
-Run 'client help COMMAND' or 'client COMMAND -h' for a command's flags.
-`, contract.DefaultFrontendAddress)
-}
-
-// commandUsage prints a command's synopsis and its own flags; the global
-// flags every command also accepts are left to `client help`.
-func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s.\n", strings.TrimSpace("client "+c.name+" "+c.args), upperFirst(c.summary))
-	var lines []string
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == "address" || f.Name == "namespace" {
-			return
-		}
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
-		arg, text := flag.UnquoteUsage(f)
-		head := dash + f.Name
-		if arg != "" {
-			head += " " + arg
-		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-			text += " (default " + f.DefValue + ")"
-		}
-		lines = append(lines, fmt.Sprintf("  %-22s %s", head, text))
-	})
-	if len(lines) > 0 {
-		fmt.Fprintf(w, "\nFlags:\n%s\n", strings.Join(lines, "\n"))
-	}
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

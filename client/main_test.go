@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/tools"
 )
 
@@ -42,7 +43,11 @@ func (f *fakeClient) SignalWorkflow(_ context.Context, _, _, _ string, arg any) 
 	return nil
 }
 
-func (f *fakeClient) QueryWorkflow(_ context.Context, _, _, name string, _ ...any) (converter.EncodedValue, error) {
+// QueryWorkflow answers a paged query with one page, then an empty one.
+func (f *fakeClient) QueryWorkflow(_ context.Context, _, _, name string, args ...any) (converter.EncodedValue, error) {
+	if len(args) > 0 && args[0].(sessionlog.PageRequest).AfterSeq > 0 {
+		return jsonValue("[]"), nil
+	}
 	return jsonValue(f.queries[name]), nil
 }
 
@@ -71,10 +76,9 @@ func (v jsonValue) Get(ptr any) error {
 func testApp(fc *fakeClient) (*app, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	a := &app{
-		stdout:  &out,
-		stderr:  &errOut,
-		stdin:   strings.NewReader(""),
-		helpOut: &errOut,
+		stdout: &out,
+		stderr: &errOut,
+		stdin:  strings.NewReader(""),
 		dial: func(*app) (client.Client, error) {
 			if fc == nil {
 				return nil, errors.New("test dialled a server")
@@ -83,6 +87,17 @@ func testApp(fc *fakeClient) (*app, *bytes.Buffer, *bytes.Buffer) {
 		},
 	}
 	return a, &out, &errOut
+}
+
+// run runs a command line that must succeed and returns what it printed.
+func run(t *testing.T, a *app, args ...string) string {
+	t.Helper()
+	out := a.stdout.(*bytes.Buffer)
+	out.Reset()
+	if code := a.main(context.Background(), args); code != 0 {
+		t.Fatalf("%q: exit %d: %s", args, code, a.stderr)
+	}
+	return out.String()
 }
 
 // rejection builds the error a client sees when the update validator
@@ -96,17 +111,14 @@ func rejection(msg string) error {
 
 func TestWriteSendsRawArgsAndPrintsTheResult(t *testing.T) {
 	fc := &fakeClient{updateResult: `{"todos":[{"content":"Run the tests","status":"in_progress"},{"content":"Ship","status":"pending"}],"counts":{"pending":1,"inProgress":1,"completed":0},"message":"Updated todo list: 1 pending, 1 in progress, 0 completed.","seq":3}`}
-	a, out, errOut := testApp(fc)
-	code := a.main(context.Background(), []string{"write", "S1", "--todo", "doing:Run the tests", "--todo", "p:Ship", "--update-id", "u-7"})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	a, _, _ := testApp(fc)
+	out := run(t, a, "write", "S1", "--todo", "doing:Run the tests", "--todo", "p:Ship", "--update-id", "u-7")
 	want := "Updated todo list: 1 pending, 1 in progress, 0 completed.\n" +
 		"Plan · 0/2 completed · 1 in progress · 1 pending · seq 3\n" +
 		"[▒▒▒▒▒▒▒▒▒▒░░░░░░░░░░] 0%\n" +
 		"  🔄 Run the tests\n" +
 		"  ⬜ Ship\n"
-	if out.String() != want {
+	if out != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
 	}
 	u := fc.updates[0]
@@ -124,11 +136,8 @@ func TestWriteSendsRawArgsAndPrintsTheResult(t *testing.T) {
 
 func TestWriteJSONPrintsTheResultAsReturned(t *testing.T) {
 	result := `{"todos":[],"counts":{"pending":0,"inProgress":0,"completed":0},"message":"Updated todo list: 0 pending, 0 in progress, 0 completed.","seq":9}`
-	a, out, _ := testApp(&fakeClient{updateResult: result})
-	if code := a.main(context.Background(), []string{"write", "--clear", "--json", "S1"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if out.String() != result+"\n" {
+	a, _, _ := testApp(&fakeClient{updateResult: result})
+	if out := run(t, a, "write", "--clear", "--output", "json", "S1"); out != result+"\n" {
 		t.Fatalf("got %s", out)
 	}
 }
@@ -152,11 +161,8 @@ func TestRejectedWritePrintsTheContractMessage(t *testing.T) {
 
 func TestSignalSendsRawArgs(t *testing.T) {
 	fc := &fakeClient{}
-	a, out, _ := testApp(fc)
-	if code := a.main(context.Background(), []string{"signal", "S1", "--todo", "c:Done"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if out.String() != "signalled\n" {
+	a, _, _ := testApp(fc)
+	if out := run(t, a, "signal", "S1", "--todo", "c:Done"); out != "signalled\n" {
 		t.Fatalf("got %q", out)
 	}
 	if got := string(fc.signals[0].(converter.RawValue).Payload().GetData()); got != `{"todos":[{"content":"Done","status":"completed"}]}` {
@@ -167,27 +173,51 @@ func TestSignalSendsRawArgs(t *testing.T) {
 func TestTodosJSONIsTheQueryResultExactly(t *testing.T) {
 	state := `{"todos":[{"content":"a","status":"pending"}],"counts":{"pending":1,"inProgress":0,"completed":0},"seq":4,"updatedAt":"2025-01-02T03:04:05Z"}`
 	fc := &fakeClient{queries: map[string]string{contract.QueryTodos: state}}
-	a, out, _ := testApp(fc)
-	if code := a.main(context.Background(), []string{"todos", "S1", "--json"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if out.String() != state+"\n" {
+	a, _, _ := testApp(fc)
+	if out := run(t, a, "todos", "S1", "-o", "json"); out != state+"\n" {
 		t.Fatalf("got %s", out)
 	}
-	out.Reset()
-	if code := a.main(context.Background(), []string{"todos", "S1"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if !strings.HasPrefix(out.String(), "Plan · 0/1 completed · 0 in progress · 1 pending · seq 4\n") {
+	if out := run(t, a, "todos", "S1"); !strings.HasPrefix(out, "Plan · 0/1 completed · 0 in progress · 1 pending · seq 4\n") {
 		t.Fatalf("got %s", out)
 	}
 }
 
-func TestSchemaPrintsTheToolDefinition(t *testing.T) {
-	a, out, _ := testApp(nil)
-	if code := a.main(context.Background(), []string{"schema"}); code != 0 {
-		t.Fatalf("exit %d", code)
+func TestOutputFormatsOfAList(t *testing.T) {
+	snap := `{"seq":1,"todos":[{"content":"a","status":"pending"}],"counts":{"pending":1,"inProgress":0,"completed":0},"at":"2025-01-02T03:04:05Z","source":{"kind":"update","id":"u-1"}}`
+	fc := &fakeClient{queries: map[string]string{contract.QueryTodoHistory: "[" + snap + "," + strings.Replace(snap, `"seq":1`, `"seq":2`, 1) + "]"}}
+	a, _, _ := testApp(fc)
+	var list []json.RawMessage
+	if out := run(t, a, "-o", "json", "history", "S1"); json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("json: want one array of 2 on one line, got %s", out)
 	}
+	lines := strings.Split(strings.TrimSuffix(run(t, a, "history", "S1", "--output=jsonl"), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"seq":1,`) || !strings.HasPrefix(lines[1], `{"seq":2,`) {
+		t.Fatalf("jsonl: want one snapshot a line, got %q", lines)
+	}
+	if out := run(t, a, "history", "S1", "--color", "always"); !strings.Contains(out, "\x1b[1m#1\x1b[0m") {
+		t.Fatalf("--color always on a pipe: %q", out)
+	}
+}
+
+// Flags go before or after the positional arguments; "--" ends them, so a
+// message may hold words that look like flags.
+func TestFlagsAnywhereAndDoubleDash(t *testing.T) {
+	fc := &fakeClient{updateResult: `"Done."`}
+	a, _, _ := testApp(fc)
+	out := run(t, a, "prompt", "--output", "json", "S1", "-n", "ns", "--", "Add", "a", "--json", "flag")
+	if got := fc.updates[0].Args[0]; got != "Add a --json flag" || out != `{"session":"S1","answer":"Done."}`+"\n" {
+		t.Fatalf("sent %q, printed %q", got, out)
+	}
+	a, out2, errOut := testApp(nil)
+	if code := a.main(context.Background(), []string{"prompt", "S1", "Add", "a", "--json", "flag"}); code != 2 || out2.Len() != 0 ||
+		errOut.String() != `client: unknown flag: --json; words of a message that start with "-" go after "--" (see 'client prompt --help')`+"\n" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestSchemaPrintsTheToolDefinition(t *testing.T) {
+	a, _, _ := testApp(nil)
+	out := strings.NewReader(run(t, a, "schema"))
 	var got struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
@@ -228,6 +258,10 @@ func TestUsageErrorsNeverDial(t *testing.T) {
 		{"run"},
 		{"start", "--script", "x.json", "--model", "gpt-5"},
 		{"history", "S1", "--after", "-1"},
+		{"todos", "S1", "--watch", "--interval", "0s"},
+		{"run", "--interval", "0s", "Plan it"},
+		{"todos", "S1", "-o", "yaml"},
+		{"todos", "S1", "--color", "sometimes"},
 	}
 	for _, args := range cases {
 		a, out, errOut := testApp(nil)
@@ -241,13 +275,12 @@ func TestUsageErrorsNeverDial(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	a, out, _ := testApp(nil)
-	if code := a.main(context.Background(), []string{"help"}); code != 0 || !strings.Contains(out.String(), "todos") {
-		t.Fatalf("exit %d: %s", code, out)
+	a, _, _ := testApp(nil)
+	if out := run(t, a, "help"); !strings.Contains(out, "todos") {
+		t.Fatalf("help: %s", out)
 	}
-	out.Reset()
-	if code := a.main(context.Background(), []string{"help", "write"}); code != 0 || !strings.Contains(out.String(), "--update-id ID") {
-		t.Fatalf("exit %d: %s", code, out)
+	if out := run(t, a, "help", "write"); !strings.Contains(out, "--update-id ID") {
+		t.Fatalf("help write: %s", out)
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/durabletodos/agenttodos/contract"
@@ -18,8 +20,7 @@ import (
 const queryTimeout = 10 * time.Second
 
 // query runs a query on a session and returns the result's JSON exactly as
-// the workflow sent it (for --json), decoded into out as well when out is
-// not nil.
+// the workflow sent it (for --output json), decoded into out as well.
 func (a *app) query(ctx context.Context, id, name string, out any, args ...any) ([]byte, error) {
 	c, err := a.connect()
 	if err != nil {
@@ -31,17 +32,15 @@ func (a *app) query(ctx context.Context, id, name string, out any, args ...any) 
 	if err != nil {
 		return nil, a.sessionError(id, err)
 	}
-	// A RawValue skips the data converter, so --json shows the payload the
+	// A RawValue skips the data converter, so --output json shows the payload the
 	// workflow produced, not a re-encoding of what this client understood.
 	var raw converter.RawValue
 	if err := v.Get(&raw); err != nil {
 		return nil, err
 	}
 	data := raw.Payload().GetData()
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("query %s returned unexpected JSON: %w", name, err)
-		}
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, fmt.Errorf("query %s returned unexpected JSON: %w", name, err)
 	}
 	return data, nil
 }
@@ -52,10 +51,28 @@ func (a *app) queryState(ctx context.Context, id string) ([]byte, todo.State, er
 	return raw, st, err
 }
 
-func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageRequest) ([]byte, []sessionlog.Event, error) {
+func (a *app) queryLog(ctx context.Context, id string, page sessionlog.PageRequest) ([]sessionlog.Event, error) {
 	var events []sessionlog.Event
-	raw, err := a.query(ctx, id, contract.QuerySessionLog, &events, page)
-	return raw, events, err
+	_, err := a.query(ctx, id, contract.QuerySessionLog, &events, page)
+	return events, err
+}
+
+// pageFlags are the paging flags of `history` and `log`, sent as the
+// queries' {"afterSeq":N,"limit":M}. Unsigned, so pflag refuses a negative.
+type pageFlags struct {
+	after   uint64
+	limit   uint
+	verbose bool
+}
+
+func (p *pageFlags) register(fs *pflag.FlagSet, verbose string) {
+	fs.Uint64Var(&p.after, "after", 0, "only entries with seq greater than `N`")
+	fs.UintVar(&p.limit, "limit", 0, "at most `M` entries (0: all)")
+	fs.BoolVarP(&p.verbose, "verbose", "v", false, verbose)
+}
+
+func (p *pageFlags) request() sessionlog.PageRequest {
+	return sessionlog.PageRequest{AfterSeq: int64(min(p.after, math.MaxInt64)), Limit: int(min(p.limit, math.MaxInt32))}
 }
 
 // queryPages reads a paged query (todo_history, session_log) to its end, or

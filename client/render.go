@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -41,17 +44,13 @@ func (p palette) paint(style, s string) string {
 func renderPlan(st todo.State, t terminal) string {
 	p := palette(t.color)
 	var b strings.Builder
-	b.WriteString(planHeader(st.Counts, st.Seq, p, t.width))
-	b.WriteByte('\n')
-	b.WriteString(progressBar(st.Counts, p))
-	b.WriteByte('\n')
+	fmt.Fprintln(&b, planHeader(st.Counts, st.Seq, p, t.width))
+	fmt.Fprintln(&b, progressBar(st.Counts, p))
 	if len(st.Todos) == 0 {
-		b.WriteString(p.paint(styleDim, "  (no todos yet)"))
-		b.WriteByte('\n')
+		fmt.Fprintln(&b, p.paint(styleDim, "  (no todos yet)"))
 	}
 	for _, it := range st.Todos {
-		b.WriteString(itemLine("  ", it, p, t.width))
-		b.WriteByte('\n')
+		fmt.Fprintln(&b, itemLine("  ", it, p, t.width))
 	}
 	return b.String()
 }
@@ -67,43 +66,35 @@ func countsText(c todo.Counts, p palette) string {
 // · 2 pending · seq 7`; `completed/total` is what a watcher greps for. On a
 // narrow terminal the last parts go first, so the line stays one row.
 func planHeader(c todo.Counts, seq int64, p palette, width int) string {
-	parts := []struct{ style, text string }{
+	parts := [][2]string{
 		{styleBold, "Plan"},
 		{styleGreen, strconv.Itoa(c.Completed) + "/" + strconv.Itoa(c.Total()) + " completed"},
 		{styleYellow, strconv.Itoa(c.InProgress) + " in progress"},
 		{"", strconv.Itoa(c.Pending) + " pending"},
 		{styleDim, "seq " + strconv.FormatInt(seq, 10)},
 	}
-	const sep = " · "
+	join := func(n int, p palette) string {
+		out := make([]string, n)
+		for i, part := range parts[:n] {
+			out[i] = p.paint(part[0], part[1])
+		}
+		return strings.Join(out, " · ")
+	}
 	n := len(parts)
-	for width > 0 && n > 2 {
-		w := textWidth(sep) * (n - 1)
-		for _, part := range parts[:n] {
-			w += textWidth(part.text)
-		}
-		if w <= width {
-			break
-		}
+	for width > 0 && n > 2 && runewidth.StringWidth(join(n, false)) > width {
 		n--
 	}
-	out := make([]string, n)
-	for i, part := range parts[:n] {
-		out[i] = p.paint(part.style, part.text)
-	}
-	return strings.Join(out, sep)
+	return join(n, p)
 }
 
 // progressBar shows completed work as full cells and work in progress as
 // shaded ones, then the completed percentage: `[██████▒▒░░░░] 40%`.
 func progressBar(c todo.Counts, p palette) string {
 	total := c.Total()
-	done, doing := 0, 0
+	done, doing, pct := 0, 0, 0
 	if total > 0 {
 		done = c.Completed * barCells / total
 		doing = (c.Completed+c.InProgress)*barCells/total - done
-	}
-	pct := 0
-	if total > 0 {
 		pct = c.Completed * 100 / total
 	}
 	return "[" + p.paint(styleGreen, strings.Repeat("█", done)) +
@@ -118,7 +109,7 @@ func itemLine(indent string, it todo.Item, p palette, width int) string {
 	prefix := indent + it.Status.Mark() + " "
 	content := oneLine(it.Content)
 	if width > 0 {
-		content = truncate(content, width-textWidth(prefix)-1)
+		content = truncate(content, width-runewidth.StringWidth(prefix)-1)
 	}
 	switch it.Status {
 	case todo.Completed:
@@ -133,75 +124,28 @@ func itemLine(indent string, it todo.Item, p palette, width int) string {
 // tabs become spaces, and other control characters (an escape sequence
 // could move the cursor or recolour the terminal) become U+FFFD.
 func oneLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
+	// strings.Map returns s itself when nothing changes: no copy for the
+	// usual clean text.
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
 			return ' '
-		case isControl(r):
+		case unicode.IsControl(r):
 			return unicode.ReplacementChar
 		}
 		return r
 	}, s)
 }
 
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
-}
-
 // truncate cuts s to at most width terminal columns, ending it with "…"
-// when something was cut.
+// when something was cut. Widths are go-runewidth's: wide East Asian
+// characters and emoji (the status marks among them) take two columns,
+// combining marks none, so a cut line stays one row, which a redraw needs.
 func truncate(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	if textWidth(s) <= width {
-		return s
-	}
-	w := 0
-	for i, r := range s {
-		rw := runeWidth(r)
-		if w+rw > width-1 {
-			return s[:i] + "…"
-		}
-		w += rw
-	}
-	return s
-}
-
-func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		w += runeWidth(r)
-	}
-	return w
-}
-
-// runeWidth approximates the columns a terminal gives a character: two for
-// East Asian wide characters and emoji (the status marks among them), none
-// for combining marks and joiners. Close enough to keep a cut line on one
-// row, which is all a redraw needs.
-func runeWidth(r rune) int {
-	switch {
-	case r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || unicode.In(r, unicode.Mn, unicode.Me):
-		return 0
-	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0xa4cf, r >= 0xac00 && r <= 0xd7a3,
-		r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f, r >= 0xff00 && r <= 0xff60,
-		r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f680 && r <= 0x1f6ff,
-		r >= 0x1f900 && r <= 0x1faff, r >= 0x20000 && r <= 0x3fffd,
-		r == 0x2705, r == 0x2b1c, r == 0x2b1b, r == 0x274c, r == 0x23f3, r == 0x231b:
-		return 2
-	}
-	return 1
+	return runewidth.Truncate(s, width, "…")
 }
 
 // cleanText keeps a multi-line text (the agent's answer) readable as is,
@@ -209,7 +153,7 @@ func runeWidth(r rune) int {
 // does.
 func cleanText(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && isControl(r) {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
 			return unicode.ReplacementChar
 		}
 		return r

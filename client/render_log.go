@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,18 +18,11 @@ const timeLayout = "2006-01-02 15:04:05"
 func renderSnapshot(s todo.Snapshot, t terminal, verbose bool) string {
 	p := palette(t.color)
 	var b strings.Builder
-	b.WriteString(p.paint(styleBold, "#"+strconv.FormatInt(s.Seq, 10)))
-	b.WriteString("  ")
-	b.WriteString(p.paint(styleDim, s.At.Local().Format(timeLayout)))
-	b.WriteString("  ")
-	b.WriteString(oneLine(sourceText(s.Source)))
-	b.WriteString("  ")
-	b.WriteString(countsText(s.Counts, p))
-	b.WriteByte('\n')
+	fmt.Fprintf(&b, "%s  %s  %s  %s\n", p.paint(styleBold, "#"+strconv.FormatInt(s.Seq, 10)),
+		p.paint(styleDim, s.At.Local().Format(timeLayout)), oneLine(sourceText(s.Source)), countsText(s.Counts, p))
 	if verbose {
 		for _, it := range s.Todos {
-			b.WriteString(itemLine("    ", it, p, t.width))
-			b.WriteByte('\n')
+			fmt.Fprintln(&b, itemLine("    ", it, p, t.width))
 		}
 	}
 	return b.String()
@@ -50,10 +44,6 @@ func renderEvent(ev sessionlog.Event, t terminal, verbose bool) string {
 	p := palette(t.color)
 	seq := "#" + strconv.FormatInt(ev.Seq, 10)
 	typ := string(ev.Type)
-	pad := ""
-	if len(typ) < logTypeWidth {
-		pad = strings.Repeat(" ", logTypeWidth-len(typ))
-	}
 	// The summary is made plain, cleaned and cut before any colour is added,
 	// so neither cleaning nor cutting can break an escape sequence.
 	summary, items := eventSummary(ev)
@@ -62,17 +52,10 @@ func renderEvent(ev sessionlog.Event, t terminal, verbose bool) string {
 		summary = truncate(summary, t.width-len(seq)-1-logTypeWidth-2)
 	}
 	var b strings.Builder
-	b.WriteString(p.paint(styleBold, seq))
-	b.WriteByte(' ')
-	b.WriteString(p.paint(eventStyle(ev.Type), typ))
-	b.WriteString(pad)
-	b.WriteString("  ")
-	b.WriteString(summary)
-	b.WriteByte('\n')
+	fmt.Fprintf(&b, "%s %s%*s%s\n", p.paint(styleBold, seq), p.paint(eventStyle(ev.Type), typ), max(0, logTypeWidth-len(typ))+2, "", summary)
 	if verbose {
 		for _, it := range items {
-			b.WriteString(itemLine("    ", it, p, 0))
-			b.WriteByte('\n')
+			fmt.Fprintln(&b, itemLine("    ", it, p, 0))
 		}
 	}
 	return b.String()

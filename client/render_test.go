@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -90,7 +92,7 @@ func TestItemLinesFitTheTerminal(t *testing.T) {
 	st := todo.State{Todos: []todo.Item{{Content: strings.Repeat("word ", 40), Status: todo.Pending}}, Counts: todo.Counts{Pending: 1}}
 	out := renderPlan(st, terminal{tty: true, width: 40})
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		if w := textWidth(line); w > 40 {
+		if w := runewidth.StringWidth(line); w > 40 {
 			t.Errorf("line %q is %d columns wide", line, w)
 		}
 	}
@@ -163,7 +165,7 @@ func TestRenderEventVerboseListsItemsAndFitsWidthOtherwise(t *testing.T) {
 	}
 	long := event(1, sessionlog.UserMessage, sessionlog.MessageData{Text: strings.Repeat("x", 200)})
 	got := renderEvent(long, terminal{tty: true, color: true, width: 60}, false)
-	if w := textWidth(ansi.ReplaceAllString(strings.TrimSuffix(got, "\n"), "")); w > 60 {
+	if w := runewidth.StringWidth(ansi.ReplaceAllString(strings.TrimSuffix(got, "\n"), "")); w > 60 {
 		t.Fatalf("%d columns: %q", w, got)
 	}
 }

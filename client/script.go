@@ -7,12 +7,8 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/sessionlog"
 )
-
-// scriptedModel is the model name that replays SessionInput.Script offline.
-const scriptedModel = activities.ScriptedModel
 
 // loadScript reads the scripted model's assistant turns from a file.
 func loadScript(path string) ([]sessionlog.AssistantData, error) {

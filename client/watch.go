@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 )
+
+// defaultInterval is how often a watch polls: fast enough to feel live, and
+// a query is a few milliseconds of work for the worker.
+const defaultInterval = 500 * time.Millisecond
 
 // liveView shows a block that changes over time. On a terminal it redraws
 // the block in place; anywhere else it appends each new block after a blank
@@ -66,10 +71,8 @@ func sessionClosed(ctx context.Context, c client.Client, id string) <-chan error
 				ch <- err
 				return
 			}
-			select {
+			select { // then ask again, or see ctx.Err() above
 			case <-ctx.Done():
-				ch <- ctx.Err()
-				return
 			case <-time.After(time.Second):
 			}
 		}
@@ -93,10 +96,7 @@ func closedText(err error) string {
 	case errors.As(err, &appErr):
 		return "failed: " + appErr.Message()
 	}
-	if cause := errors.Unwrap(err); cause != nil {
-		return "failed: " + cause.Error()
-	}
-	return "failed: " + err.Error()
+	return "failed: " + cmp.Or(errors.Unwrap(err), err).Error()
 }
 
 // pollEnd says why a poll loop stopped.
@@ -112,7 +112,11 @@ const (
 // person interrupts, or the session closes; on close step runs once more, so
 // the last state the session reached is seen. closedErr is how it closed
 // (see closedText).
-func (a *app) poll(ctx context.Context, c client.Client, id string, interval time.Duration, step func() (bool, error)) (end pollEnd, closedErr error, err error) {
+func (a *app) poll(ctx context.Context, id string, interval time.Duration, step func() (bool, error)) (end pollEnd, closedErr error, err error) {
+	c, err := a.connect()
+	if err != nil {
+		return 0, nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	closed := sessionClosed(ctx, c, id)
@@ -151,4 +155,17 @@ func (a *app) poll(ctx context.Context, c client.Client, id string, interval tim
 		case <-tick.C:
 		}
 	}
+}
+
+// follow polls a session with step until Ctrl-C or the session ends, and
+// then says how it ended: a watch of the plan or of the log.
+func (a *app) follow(ctx context.Context, id string, every time.Duration, step func() error) error {
+	if every <= 0 {
+		return usageErrorf("--interval must be positive")
+	}
+	end, closedErr, err := a.poll(ctx, id, every, func() (bool, error) { return false, step() })
+	if err == nil && end == pollClosed {
+		fmt.Fprintf(a.stderr, "session %s %s\n", id, closedText(closedErr))
+	}
+	return err
 }

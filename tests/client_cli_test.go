@@ -101,10 +101,10 @@ func TestClientCommandWritesShowsAndRejects(t *testing.T) {
 		t.Fatalf("3 MB write: %q exit %d", errOut, code)
 	}
 
-	out, _, code = h.runClient("todos", id, "--json")
+	out, _, code = h.runClient("todos", id, "--output", "json")
 	var st todo.State
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Seq != 1 || st.Counts != (todo.Counts{Pending: 1, InProgress: 1, Completed: 1}) {
-		t.Fatalf("todos --json: %q", out)
+		t.Fatalf("todos --output json: %q", out)
 	}
 
 	if _, errOut, code = h.runClient("signal", id, "--todo", "completed:Read the code"); code != 0 {
@@ -115,8 +115,8 @@ func TestClientCommandWritesShowsAndRejects(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "signal:") {
 		t.Fatalf("history:\n%s", out)
 	}
-	if out, _, code = h.runClient("log", id, "--json"); code != 0 || !strings.Contains(out, `"todo/write"`) {
-		t.Fatalf("log --json: %q", out)
+	if out, _, code = h.runClient("log", id, "-o", "json"); code != 0 || !strings.Contains(out, `"todo/write"`) {
+		t.Fatalf("log -o json: %q", out)
 	}
 }
 
