@@ -26,16 +26,8 @@ lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
-# The two update-burst tests run without the race detector: under it they
-# trip a data race inside the Temporal Go SDK (v1.50.0), between the
-# workflow-context eviction that follows a failed workflow task (its
-# clearState) and an update coroutine's Accept (the environment's Send); no
-# frame of ours is involved. Their assertions run in full either way.
-RACE_SKIP := ^(TestLongHaulSessionAccountsForEverything|TestWorstCaseListsNeverWedgeTheSession)$$
-
 unit:
-	go test -race -count=1 -timeout 60m -skip '$(RACE_SKIP)' ./...
-	go test -count=1 -timeout 20m -run '$(RACE_SKIP)' ./tests
+	go test -race -count=1 -timeout 60m ./...
 	# Allocation counts are only meaningful without the race detector.
 	go test -count=1 -run Allocations ./todo
 
