@@ -154,6 +154,7 @@ func run(o options) error {
 		{"update latency", b.updateLatency},
 		{"query latency", b.queryLatency},
 		{"history growth", b.historyGrowth},
+		{"bursts", b.bursts},
 		{"throughput", b.throughput},
 	}
 	for _, s := range steps {

@@ -31,6 +31,9 @@ type report struct {
 	histBaseEvents, histBaseBytes float64
 	lastWrite, lastNoop           []eventSize
 
+	burstOurs, burstBase latencies
+	burstFailedTasks     int
+
 	tpOurs, tpBase, tpSame          float64
 	tpLatOurs, tpLatBase, tpLatSame latencies
 
@@ -98,6 +101,12 @@ func (r *report) markdown() string {
 	limit := float64(r.listBytes + targetExtraBytes)
 	p("| history bytes per write (proto size of the events) | %.0f B | %.0f B (no-op update) | %.2fx | ≤ %d B list + 1 KiB = %.0f B | %s |\n",
 		r.histBytes, r.histBaseBytes, ratio(r.histBytes, r.histBaseBytes), r.listBytes, limit, met(r.histBytes <= limit))
+
+	slowest := r.burstOurs.quantile(1)
+	burstMet := slowest.Milliseconds() <= targetBurstSlowestMs && r.burstFailedTasks == 0
+	p("| %d bursts of %d concurrent `todo_write` updates on one session: slowest call / p50 (failed workflow tasks) | %s / %s (%d) | %s / %s (no-op updates) | %.2fx / %.2fx | slowest ≤ %d ms, 0 failed tasks | %s |\n",
+		burstRounds, burstSize, ms(slowest), ms(r.burstOurs.p50()), r.burstFailedTasks, ms(r.burstBase.quantile(1)), ms(r.burstBase.p50()),
+		ratio(float64(slowest), float64(r.burstBase.quantile(1))), ratio(float64(r.burstOurs.p50()), float64(r.burstBase.p50())), targetBurstSlowestMs, met(burstMet))
 
 	tpRatio := ratio(r.tpOurs, r.tpBase)
 	p("| throughput, %d sessions written concurrently by %d goroutines (2 × %v rounds per kind, symmetric order) | %.0f writes/s | %.0f no-op updates/s | %.2fx | ≥ %.1fx | %s |\n",
