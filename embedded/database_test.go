@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,17 +183,18 @@ func TestFailedFirstStartLeavesNoDatabase(t *testing.T) {
 	}
 }
 
-// crashChildEnv makes TestCrashChild run a first start on the directory it
-// names, for TestKilledFirstStartRecovers to kill.
+// crashChildEnv makes the test binary, run again as a child process, do a
+// first start on the directory it names (TestMain dispatches it), for
+// TestKilledFirstStartRecovers to kill.
 const crashChildEnv = "EMBEDDED_CRASH_CHILD_DIR"
 
-func TestCrashChild(t *testing.T) {
-	dir := os.Getenv(crashChildEnv)
-	if dir == "" {
-		t.Skip("only runs as TestKilledFirstStartRecovers' child process")
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(crashChildEnv); dir != "" {
+		_, err := Start(context.Background(), Options{DataDir: dir, FrontendAddress: "127.0.0.1:0", UIAddress: UIDisabled, SearchAttributes: testAttrs})
+		fmt.Fprintf(os.Stderr, "Start returned (%v) before the parent killed this process\n", err)
+		os.Exit(1)
 	}
-	_, err := Start(context.Background(), Options{DataDir: dir, FrontendAddress: "127.0.0.1:0", UIAddress: UIDisabled, SearchAttributes: testAttrs})
-	t.Fatalf("Start returned (%v) before the parent killed this process", err)
+	os.Exit(m.Run())
 }
 
 // TestKilledFirstStartRecovers kills a process in the middle of creating its
@@ -200,7 +202,7 @@ func TestCrashChild(t *testing.T) {
 // that the next start works.
 func TestKilledFirstStartRecovers(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
