@@ -31,7 +31,13 @@ func TestWorstCaseListsNeverWedgeTheSession(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, list := range lists {
 			wg.Go(func() {
-				if _, err := h.on(id).Write(fmt.Sprintf("worst-%d-%d", round, i), list); err != nil {
+				s := h.on(id)
+				// Three such lists are more than history.maxInFlightUpdatePayloads
+				// (2 MiB) admits at once: a turned-away one clears the session's
+				// state on the server and aborts the others, which retry. They
+				// get through, but under the race detector that took minutes.
+				s.WriteBudget = 8 * time.Minute
+				if _, err := s.Write(fmt.Sprintf("worst-%d-%d", round, i), list); err != nil {
 					t.Errorf("round %d list %d: %v", round, i, err)
 				}
 			})

@@ -1,6 +1,7 @@
 package sessiontest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"testing"
@@ -24,6 +25,9 @@ type Session struct {
 	T  testing.TB
 	C  client.Client
 	ID string
+	// WriteBudget bounds Write, retries included; zero means two minutes,
+	// what a healthy server needs.
+	WriteBudget time.Duration
 }
 
 // callTimeout bounds one call that is not the subject of a test.
@@ -43,7 +47,7 @@ func (s Session) Write(updateID, args string) (todo.WriteResult, error) {
 	if updateID == "" {
 		updateID = uuid.NewString()
 	}
-	deadline := time.Now().Add(writeBudget)
+	deadline := time.Now().Add(cmp.Or(s.WriteBudget, writeBudget))
 	for {
 		res, timedOut, err := s.WriteOnce(updateID, args, writeAttempt)
 		if !timedOut || time.Now().After(deadline) {
