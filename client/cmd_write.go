@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -56,15 +58,18 @@ func (a *app) write(ctx context.Context, id, updateID string, raw []byte) error 
 	if err != nil {
 		return err
 	}
-	// A write that times out is sent again with the same update ID: the
-	// session applies it once, however many times it arrives.
+	// A write that times out, or that the server dropped before the session
+	// accepted it (WorkflowNotReady: the workflow task carrying it failed on
+	// the server), is sent again with the same update ID: the session
+	// applies it once, however many times it arrives.
 	var data []byte
 	for attempt := 1; ; attempt++ {
 		data, err = a.sendWrite(ctx, c, id, updateID, raw)
-		if err == nil || !isTimeout(err) || ctx.Err() != nil || attempt == writeAttempts {
+		_, notReady := errors.AsType[*serviceerror.WorkflowNotReady](err)
+		if err == nil || !(isTimeout(err) || notReady) || ctx.Err() != nil || attempt == writeAttempts {
 			break
 		}
-		fmt.Fprintf(a.stderr, "todo_write timed out after %s; sending it again with update ID %s\n", writeTimeout, updateID)
+		fmt.Fprintf(a.stderr, "todo_write not answered (%v); sending it again with update ID %s\n", err, updateID)
 	}
 	if err != nil {
 		if rej, ok := rejected(err); ok {

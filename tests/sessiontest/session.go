@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/durabletodos/agenttodos/contract"
@@ -50,7 +52,7 @@ func (s Session) Write(updateID, args string) (todo.WriteResult, error) {
 	deadline := time.Now().Add(cmp.Or(s.WriteBudget, writeBudget))
 	for {
 		res, timedOut, err := s.WriteOnce(updateID, args, writeAttempt)
-		if !timedOut || time.Now().After(deadline) {
+		if !(timedOut || notAccepted(err)) || time.Now().After(deadline) {
 			return res, err
 		}
 	}
@@ -225,4 +227,14 @@ func (s Session) AssertNoFailedTasks() {
 			}
 		}
 	})
+}
+
+// notAccepted says the server dropped the update before the workflow
+// accepted it: the workflow task that carried it failed on the server (for
+// one, a continue-as-new that met a signal arriving at the same time), and
+// the server tells the caller to try again (WorkflowNotReady). A retry with
+// the same update ID is applied once.
+func notAccepted(err error) bool {
+	_, ok := errors.AsType[*serviceerror.WorkflowNotReady](err)
+	return ok
 }
