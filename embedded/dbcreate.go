@@ -45,9 +45,10 @@ func createDatabase(file string, setup func(*config.SQL) error) (err error) {
 
 	// The plugin pools this connection until the process exits (it never
 	// closes one), so it stays open on the file after the rename. That is
-	// harmless: nothing uses it again, the journal mode is not WAL, so it
-	// has no side files that follow the old name, and SQLite coordinates
-	// two connections to one file within a process.
+	// harmless: nothing uses it again, and it holds no lock, so the
+	// server's own connection may switch the renamed file to WAL (this one
+	// runs with a rollback journal; its side files would follow the old
+	// name, but it never writes again).
 	conf := &config.SQL{
 		PluginName: sqliteplugin.PluginName,
 		ConnectAttributes: map[string]string{

@@ -10,7 +10,7 @@ import (
 // Plans and prompts are stored in the database, so what this package
 // creates is for its owner only: the data directory 0700, the database, its
 // temporary build file and the lock file 0600 (SQLite gives the database's
-// journal the database's mode).
+// journal, write-ahead log and shared-memory file the database's mode).
 const (
 	dataDirPerm = 0o700
 	filePerm    = 0o600

@@ -33,6 +33,9 @@ func TestFilesArePrivate(t *testing.T) {
 	checkMode(t, dir, 0o700)
 	checkMode(t, filepath.Join(dir, dbFileName), 0o600)
 	checkMode(t, filepath.Join(dir, dbFileName+".lock"), 0o600)
+	// The write-ahead log and its index hold the latest writes.
+	checkMode(t, filepath.Join(dir, dbFileName+"-wal"), 0o600)
+	checkMode(t, filepath.Join(dir, dbFileName+"-shm"), 0o600)
 	stopServer(t, s)
 }
 

@@ -49,6 +49,8 @@ type Options struct {
 	// operator API in an existing one. SQLite visibility has room for three
 	// (columns Int01-Int03).
 	SearchAttributes []string
+	// SQLite tunes the database file; ignored without DataDir.
+	SQLite SQLiteOptions
 	// Logger receives the server's warnings and errors; lower levels are
 	// dropped because the server is very chatty. Nil discards everything.
 	Logger *slog.Logger
@@ -116,7 +118,7 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 		}
 	}()
 
-	sqlConf, err := openDatabase(ctx, opts.DataDir, logger, func(conf *config.SQL) error {
+	sqlConf, err := openDatabase(ctx, opts.DataDir, opts.SQLite, logger, func(conf *config.SQL) error {
 		return createNamespace(conf, opts.Namespace, opts.SearchAttributes)
 	})
 	if err != nil {

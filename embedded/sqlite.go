@@ -33,7 +33,7 @@ var memoryDBSeq atomic.Int64
 // connection per DSN for the life of the process, so two spellings of one
 // path would mean two writers on one file, and temporary files are only
 // ours to remove while no other server can be building one.
-func openDatabase(ctx context.Context, dataDir string, logger *slog.Logger, setup func(*config.SQL) error) (*config.SQL, error) {
+func openDatabase(ctx context.Context, dataDir string, tuning SQLiteOptions, logger *slog.Logger, setup func(*config.SQL) error) (*config.SQL, error) {
 	if dataDir == "" {
 		conf := &config.SQL{
 			PluginName: sqliteplugin.PluginName,
@@ -46,6 +46,10 @@ func openDatabase(ctx context.Context, dataDir string, logger *slog.Logger, setu
 	}
 
 	file := filepath.Join(dataDir, dbFileName)
+	// Checked before anything is made, so a typo creates nothing.
+	if _, err := fileConfig(file, tuning); err != nil {
+		return nil, err
+	}
 	removeLeftovers(file, logger)
 	if err := checkNotReplaced(file); err != nil {
 		return nil, err
@@ -56,7 +60,10 @@ func openDatabase(ctx context.Context, dataDir string, logger *slog.Logger, setu
 		if err := createDatabase(file, setup); err != nil {
 			return nil, err
 		}
-		return fileConfig(file), rememberDatabase(file)
+		if err := rememberDatabase(file); err != nil {
+			return nil, err
+		}
+		return fileConfig(file, tuning)
 	case err != nil:
 		return nil, fmt.Errorf("checking database file: %w", err)
 	}
@@ -67,7 +74,10 @@ func openDatabase(ctx context.Context, dataDir string, logger *slog.Logger, setu
 	if err := rememberDatabase(file); err != nil {
 		return nil, err
 	}
-	conf := fileConfig(file)
+	conf, err := fileConfig(file, tuning)
+	if err != nil {
+		return nil, err
+	}
 	return conf, setup(conf)
 }
 
@@ -75,10 +85,17 @@ func openDatabase(ctx context.Context, dataDir string, logger *slog.Logger, setu
 // "rw", not "rwc": only createDatabase makes the file, so if it vanishes the
 // server fails instead of starting on an empty file with no schema (and
 // with SQLite's default 0644 mode).
-func fileConfig(file string) *config.SQL {
+func fileConfig(file string, tuning SQLiteOptions) (*config.SQL, error) {
+	attrs, err := tuning.pragmas()
+	if err != nil {
+		return nil, err
+	}
+	attrs["mode"] = "rw"
 	return &config.SQL{
 		PluginName:        sqliteplugin.PluginName,
-		ConnectAttributes: map[string]string{"mode": "rw"},
+		ConnectAttributes: attrs,
 		DatabaseName:      file,
-	}
+		MaxConns:          tuning.MaxConns,
+		MaxIdleConns:      tuning.MaxConns,
+	}, nil
 }

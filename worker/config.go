@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/durabletodos/agenttodos/contract"
@@ -26,6 +27,7 @@ type config struct {
 	FrontendAddress string
 	UIAddress       string
 	StartTimeout    time.Duration
+	SQLitePragmas   map[string]string
 }
 
 func parseConfig(args []string) (config, error) {
@@ -45,6 +47,17 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", contract.DefaultFrontendAddress), "embedded server: gRPC frontend address")
 	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", contract.DefaultUIAddress), `embedded server: Web UI address ("-" for none)`)
 	fs.DurationVar(&c.StartTimeout, "start-timeout", 2*time.Minute, "embedded server: how long start-up may take")
+	fs.Func("sqlite-pragma", "embedded server: `key=value` over the defaults journal_mode=wal, synchronous=normal (repeatable; as temporal server start-dev --sqlite-pragma)", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("want key=value, got %q", v)
+		}
+		if c.SQLitePragmas == nil {
+			c.SQLitePragmas = map[string]string{}
+		}
+		c.SQLitePragmas[k] = val
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
