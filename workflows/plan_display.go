@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/contract"
@@ -17,14 +18,37 @@ func (s *session) showPlan(ctx workflow.Context) {
 		// Unchanged counts need no upsert: each one is a history event.
 		return
 	}
-	err := workflow.UpsertTypedSearchAttributes(ctx,
-		contract.SearchAttributePending.ValueSet(int64(c.Pending)),
-		contract.SearchAttributeInProgress.ValueSet(int64(c.InProgress)),
-		contract.SearchAttributeCompleted.ValueSet(int64(c.Completed)),
-	)
+	// Only the counts that changed: the server rewrites the visibility row
+	// either way, but the event (kept in history for good) is smaller. The
+	// SDK matches an upsert to its event by type alone, so replaying an
+	// older history, which upserted all three, is unaffected.
+	last := s.lastCountsOr(-1)
+	var updates []temporal.SearchAttributeUpdate
+	for _, f := range []struct {
+		key       temporal.SearchAttributeKeyInt64
+		now, last int
+	}{
+		{contract.SearchAttributePending, c.Pending, last.Pending},
+		{contract.SearchAttributeInProgress, c.InProgress, last.InProgress},
+		{contract.SearchAttributeCompleted, c.Completed, last.Completed},
+	} {
+		if f.now != f.last {
+			updates = append(updates, f.key.ValueSet(int64(f.now)))
+		}
+	}
+	err := workflow.UpsertTypedSearchAttributes(ctx, updates...)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("Could not upsert todo search attributes", "error", err)
 		return
 	}
 	s.lastCounts = &c
+}
+
+// lastCountsOr is the counts last upserted, or all fields set to none (a
+// value no count takes) before the first upsert of this run.
+func (s *session) lastCountsOr(none int) todo.Counts {
+	if s.lastCounts == nil {
+		return todo.Counts{Pending: none, InProgress: none, Completed: none}
+	}
+	return *s.lastCounts
 }
