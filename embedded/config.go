@@ -50,7 +50,7 @@ func pickServerPorts(frontend endpoint) (serverPorts, error) {
 	return p, nil
 }
 
-func buildServerConfig(ports serverPorts, sqlConf *config.SQL) *config.Config {
+func buildServerConfig(ports serverPorts, sqlConf, visibility *config.SQL) *config.Config {
 	var conf config.Config
 	conf.Global.Membership.BroadcastAddress = loopback
 	// Metrics and pprof stay off (nil / port 0): each would be one more
@@ -62,6 +62,11 @@ func buildServerConfig(ports serverPorts, sqlConf *config.SQL) *config.Config {
 	// One shard is plenty for a single-user server and keeps startup cheap.
 	conf.Persistence.NumHistoryShards = 1
 	conf.Persistence.DataStores = map[string]config.DataStore{store: {SQL: sqlConf}}
+	if visibility != nil {
+		const visibilityStore = "visibility"
+		conf.Persistence.VisibilityStore = visibilityStore
+		conf.Persistence.DataStores[visibilityStore] = config.DataStore{SQL: visibility}
+	}
 
 	conf.ClusterMetadata = &cluster.Config{
 		EnableGlobalNamespace:    false,

@@ -51,6 +51,12 @@ type Options struct {
 	SearchAttributes []string
 	// SQLite tunes the database file; ignored without DataDir.
 	SQLite SQLiteOptions
+	// Visibility, when set, is the store `temporal workflow list` and the
+	// search attributes are served from (a production one: PostgreSQL with
+	// the server's "postgresql/v12/visibility" schema), instead of the
+	// SQLite database's own tables. Its Int01-Int03 columns must be free:
+	// the search attributes are mapped onto them as in SQLite.
+	Visibility *config.SQL
 	// Logger receives the server's warnings and errors; lower levels are
 	// dropped because the server is very chatty. Nil discards everything.
 	Logger *slog.Logger
@@ -142,7 +148,7 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	conf := buildServerConfig(ports, sqlConf)
+	conf := buildServerConfig(ports, sqlConf, opts.Visibility)
 	serverOpts, err := buildServerOptions(conf, ports, serverLogger{logger})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -24,8 +25,11 @@ type SQLiteOptions struct {
 	// persist) and synchronous (off, normal, full, extra).
 	Pragmas map[string]string
 	// MaxConns lets that many connections share the file; more than one
-	// needs journal_mode=wal. Zero means one, which measured no slower
-	// (BENCHMARKS.md) and keeps every write in one queue.
+	// needs journal_mode=wal, and gets busy_timeout=5000 unless set: SQLite
+	// still takes one writer at a time, and without a timeout a second
+	// writer fails at once with SQLITE_BUSY. Zero means one connection,
+	// which measured faster (BENCHMARKS.md) and keeps every write in one
+	// queue.
 	MaxConns int
 }
 
@@ -41,6 +45,7 @@ var defaultPragmas = map[string]string{
 var allowedPragmas = map[string][]string{
 	"journal_mode": {"wal", "delete", "truncate", "persist"},
 	"synchronous":  {"off", "normal", "full", "extra"},
+	"busy_timeout": nil, // milliseconds
 }
 
 // pragmas merges o over the defaults and checks the result.
@@ -52,13 +57,22 @@ func (o SQLiteOptions) pragmas() (map[string]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("sqlite pragma %q is not supported (supported: %s)", k, strings.Join(slices.Sorted(maps.Keys(allowedPragmas)), ", "))
 		}
-		if !slices.Contains(values, v) {
+		if k == "busy_timeout" {
+			if n, err := strconv.Atoi(v); err != nil || n < 0 {
+				return nil, fmt.Errorf("sqlite pragma busy_timeout=%q: want milliseconds", v)
+			}
+		} else if !slices.Contains(values, v) {
 			return nil, fmt.Errorf("sqlite pragma %s=%q: want one of %s", k, v, strings.Join(values, ", "))
 		}
 		out[k] = v
 	}
-	if o.MaxConns > 1 && out["journal_mode"] != "wal" {
-		return nil, fmt.Errorf("sqlite: %d connections need journal_mode=wal, not %s", o.MaxConns, out["journal_mode"])
+	if o.MaxConns > 1 {
+		if out["journal_mode"] != "wal" {
+			return nil, fmt.Errorf("sqlite: %d connections need journal_mode=wal, not %s", o.MaxConns, out["journal_mode"])
+		}
+		if _, ok := out["busy_timeout"]; !ok {
+			out["busy_timeout"] = "5000"
+		}
 	}
 	return out, nil
 }

@@ -17,11 +17,16 @@ func TestSQLitePragmasAreChecked(t *testing.T) {
 	if err != nil || got["synchronous"] != "full" || got["journal_mode"] != "wal" {
 		t.Fatalf("override: %v, %v", got, err)
 	}
+	got, err = SQLiteOptions{MaxConns: 4}.pragmas()
+	if err != nil || got["busy_timeout"] != "5000" {
+		t.Fatalf("4 connections: %v, %v", got, err)
+	}
 	for _, tc := range []struct {
 		opts SQLiteOptions
 		want string
 	}{
-		{SQLiteOptions{Pragmas: map[string]string{"mode": "ro"}}, `sqlite pragma "mode" is not supported (supported: journal_mode, synchronous)`},
+		{SQLiteOptions{Pragmas: map[string]string{"mode": "ro"}}, `sqlite pragma "mode" is not supported (supported: busy_timeout, journal_mode, synchronous)`},
+		{SQLiteOptions{Pragmas: map[string]string{"busy_timeout": "soon"}}, `sqlite pragma busy_timeout="soon": want milliseconds`},
 		{SQLiteOptions{Pragmas: map[string]string{"synchronous": "sometimes"}}, `sqlite pragma synchronous="sometimes": want one of off, normal, full, extra`},
 		{SQLiteOptions{Pragmas: map[string]string{"journal_mode": "delete"}, MaxConns: 4}, "sqlite: 4 connections need journal_mode=wal, not delete"},
 	} {

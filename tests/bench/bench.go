@@ -28,6 +28,8 @@ type bench struct {
 	r *report
 
 	hostPort, namespace string
+	// queue is where startSession starts sessions; empty: agent-sessions.
+	queue string
 }
 
 // opTimeout bounds one client call; nothing here should come near it.
@@ -65,7 +67,11 @@ func benchList(k int) []byte {
 }
 
 func (b *bench) startSession(id string, in workflows.SessionInput) error {
-	return b.startSessionOn(contract.TaskQueue, id, in)
+	queue := b.queue
+	if queue == "" {
+		queue = contract.TaskQueue
+	}
+	return b.startSessionOn(queue, id, in)
 }
 
 func (b *bench) startSessionOn(queue, id string, in workflows.SessionInput) error {
@@ -437,90 +443,6 @@ type eventSize struct {
 // drifting load on the machine weighs on every kind alike: ours (the plan
 // moves on every write), no-op, ours with a list whose counts never change
 // (no search-attribute upsert), then the same in reverse.
-func (b *bench) throughput() error {
-	n := b.o.concurrency
-	err := parallel(n, n, func(i int) error {
-		for _, kind := range []string{"ours", "same"} {
-			id := fmt.Sprintf("tp-%s-%d", kind, i)
-			if err := b.startSession(id, workflows.SessionInput{}); err != nil {
-				return err
-			}
-			if _, err := b.write(id, benchList(1)); err != nil {
-				return err
-			}
-		}
-		base := fmt.Sprintf("tp-noop-%d", i)
-		if err := b.startNoop(base); err != nil {
-			return err
-		}
-		return b.noopWrite(base, benchList(1))
-	})
-	if err != nil {
-		return err
-	}
-	ops := map[string]int64{}
-	took := map[string]time.Duration{}
-	for round, kind := range []string{"ours", "noop", "same", "same", "noop", "ours"} {
-		var stop func()
-		if round == 0 && b.o.cpuProfile != "" {
-			if stop, err = startCPUProfile(b.o.cpuProfile); err != nil {
-				return err
-			}
-		}
-		n, d := b.throughputRound(kind)
-		if stop != nil {
-			stop()
-		}
-		ops[kind] += n
-		took[kind] += d
-	}
-	b.r.tpOurs = float64(ops["ours"]) / took["ours"].Seconds()
-	b.r.tpBase = float64(ops["noop"]) / took["noop"].Seconds()
-	b.r.tpSame = float64(ops["same"]) / took["same"].Seconds()
-	return nil
-}
-
-func (b *bench) throughputRound(kind string) (int64, time.Duration) {
-	n := b.o.concurrency
-	var ops atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	lat := map[string]*latencies{"ours": &b.r.tpLatOurs, "noop": &b.r.tpLatBase, "same": &b.r.tpLatSame}[kind]
-	start := time.Now()
-	deadline := start.Add(b.o.roundFor)
-	for i := range n {
-		wg.Go(func() {
-			id := fmt.Sprintf("tp-%s-%d", kind, i)
-			var mine latencies
-			defer func() {
-				mu.Lock()
-				*lat = append(*lat, mine...)
-				mu.Unlock()
-			}()
-			for k := 1; time.Now().Before(deadline); k++ {
-				err := mine.time(func() error {
-					switch kind {
-					case "ours":
-						_, err := b.write(id, benchList(k))
-						return err
-					case "same":
-						_, err := b.write(id, benchList(1))
-						return err
-					}
-					return b.noopWrite(id, benchList(k))
-				})
-				if err != nil {
-					b.r.noteError("throughput ("+kind+")", err)
-					continue
-				}
-				ops.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	return ops.Load(), time.Since(start)
-}
-
 // errorNotes keeps a count per distinct error, for the report.
 type errorNotes struct {
 	mu     sync.Mutex
@@ -538,6 +460,20 @@ func (e *errorNotes) noteError(where string, err error) {
 		msg = msg[:200] + "…"
 	}
 	e.counts[where+": "+msg]++
+}
+
+// copyErrors adds another run's errors, under where.
+func (e *errorNotes) copyErrors(where string, from *errorNotes) {
+	from.mu.Lock()
+	defer from.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.counts == nil {
+		e.counts = map[string]int{}
+	}
+	for k, n := range from.counts {
+		e.counts[where+": "+k] += n
+	}
 }
 
 func (e *errorNotes) lines() []string {

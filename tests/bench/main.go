@@ -14,26 +14,15 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/operatorservice/v1"
-	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
-
-	"github.com/durabletodos/agenttodos/activities"
-	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
-	"github.com/durabletodos/agenttodos/todo"
-	"github.com/durabletodos/agenttodos/workflows"
 )
 
 type options struct {
@@ -51,6 +40,10 @@ type options struct {
 
 	cpuProfile, memProfile string
 	workerChild            string
+
+	steps   string // comma-separated subset of the steps, for a quick look at one figure
+	dataDir string // embedded server's SQLite directory; empty: a temporary one
+	memory  bool   // the embedded server in memory instead
 }
 
 func parseOptions() options {
@@ -60,6 +53,9 @@ func parseOptions() options {
 	flag.IntVar(&o.sessions, "sessions", 1000, "live sessions for the memory figure (-quick: 100 unless set)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the first throughput round of todo_write (whole process)")
 	flag.StringVar(&o.memProfile, "memprofile", "", "write a heap profile taken with the live sessions")
+	flag.StringVar(&o.steps, "steps", "", "run only these steps, comma-separated (memory, worker-only memory, update latency, query latency, history growth, bursts, throughput, two workers, stores); the report then has only their rows")
+	flag.StringVar(&o.dataDir, "data-dir", "", "the embedded server's SQLite directory (default: a temporary one)")
+	flag.BoolVar(&o.memory, "memory", false, "run the embedded server in memory, not on a SQLite file")
 	flag.StringVar(&o.workerChild, "worker-child", "", "internal: run only a worker against host:port,namespace (the worker-only memory figure)")
 	flag.Parse()
 	o.concurrency = 50
@@ -105,42 +101,12 @@ func run(o options) error {
 	// Warnings and errors only, from the server and the SDK alike.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	ctx := context.Background()
-	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	srv, err := embedded.Start(startCtx, embedded.Options{
-		FrontendAddress:  "127.0.0.1:0",
-		UIAddress:        embedded.UIDisabled,
-		SearchAttributes: contract.SearchAttributeNames,
-		Logger:           logger.With("component", "temporal-server"),
-	})
-	cancel()
+	st, err := startStack(embedded.Options{DataDir: o.dataDir}, o.memory, logger)
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	c, err := client.Dial(client.Options{
-		HostPort:  srv.FrontendAddress(),
-		Namespace: srv.Namespace(),
-		Logger:    sdklog.NewStructuredLogger(logger),
-	})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-
-	// The worker binary's registration: same Config, activities and names.
-	limits := todo.Limits{}
-	w := worker.New(c, contract.TaskQueue, worker.Options{})
-	workflows.Register(w,
-		&workflows.Config{Limits: limits, SearchAttributes: searchAttributesRegistered(ctx, c, srv.Namespace())},
-		&activities.Todos{Limits: limits},
-		&activities.Models{Client: c, Config: activities.ModelConfigFromEnv()})
-	w.RegisterWorkflowWithOptions(benchNoop, workflow.RegisterOptions{Name: noopWorkflowType})
-	if err := w.Start(); err != nil {
-		return err
-	}
-	defer w.Stop()
-
+	defer st.stop()
+	srv, c := st.srv, st.c
 	b := &bench{o: o, c: c, r: r, hostPort: srv.FrontendAddress(), namespace: srv.Namespace()}
 	fmt.Fprintf(os.Stderr, "bench: server and worker up in %v; load %s\n", time.Since(began).Round(time.Millisecond), r.loadAt)
 	steps := []struct {
@@ -156,8 +122,13 @@ func run(o options) error {
 		{"history growth", b.historyGrowth},
 		{"bursts", b.bursts},
 		{"throughput", b.throughput},
+		{"two workers", b.workers},
+		{"stores", b.stores},
 	}
 	for _, s := range steps {
+		if o.steps != "" && !slices.Contains(strings.Split(o.steps, ","), s.name) {
+			continue
+		}
 		t := time.Now()
 		if err := s.fn(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
@@ -175,18 +146,4 @@ func run(o options) error {
 		}
 	}
 	return nil
-}
-
-// searchAttributesRegistered is the worker binary's start-up check.
-func searchAttributesRegistered(ctx context.Context, c client.Client, namespace string) bool {
-	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
-	if err != nil {
-		return false
-	}
-	for _, name := range contract.SearchAttributeNames {
-		if resp.GetCustomAttributes()[name] != enumspb.INDEXED_VALUE_TYPE_INT {
-			return false
-		}
-	}
-	return true
 }

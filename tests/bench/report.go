@@ -2,8 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
+	"regexp"
+	"runtime"
 	"strings"
 	"time"
+
+	"go.temporal.io/server/schema"
 )
 
 // report gathers every figure of one run and renders the Markdown.
@@ -36,6 +41,9 @@ type report struct {
 
 	tpOurs, tpBase, tpSame          float64
 	tpLatOurs, tpLatBase, tpLatSame latencies
+	cpu                             cpuShares
+	oneWorker, twoWorkers           float64
+	stores                          []storeResult
 
 	memBefore, memAfter, memNoop, memMore             memory
 	goroutinesBefore, goroutinesAfter, goroutinesNoop int
@@ -71,7 +79,12 @@ func (r *report) markdown() string {
 	p("- Machine: %s\n", r.machine)
 	p("- Load average (1, 5, 15 min) at start: %s; at end: %s\n", r.loadAt, r.loadEnd)
 	p("- Run took %v%s\n", r.took.Round(time.Second), map[bool]string{true: " (`-quick`: fewer samples, smoke run only)", false: ""}[r.opts.quick])
-	p("- Setup: one process holds an in-memory embedded Temporal server (no UI) and one worker on task queue `agent-sessions` that registers `AgentSession` exactly like the worker binary (default limits, search attributes on), plus the benchmark-only `BenchNoop` workflow: a no-op update (same raw-JSON argument, trivial validator) and a no-op query. Baseline = BenchNoop on the same server, in the same run, measured alternately with ours.\n")
+	store := "a SQLite file in a temporary directory, with the worker binary's settings (write-ahead log, synchronous=NORMAL)"
+	if r.opts.memory {
+		store = "an in-memory SQLite database (`-memory`)"
+	}
+	p("- Setup: one process holds an embedded Temporal server (no UI) on %s, and one worker", store)
+	p(" on task queue `agent-sessions` that registers `AgentSession` exactly like the worker binary (default limits, search attributes on), plus the benchmark-only `BenchNoop` workflow: a no-op update (same raw-JSON argument, trivial validator) and a no-op query. Baseline = BenchNoop on the same server, in the same run, measured alternately with ours.\n")
 	p("- Every write carries the same kind of list: %d items, %d bytes of JSON arguments; the plan moves one step per write, so the counts (and the search attributes) change on every write.\n\n", listItems, r.listBytes)
 
 	p("| figure | ours | baseline | ratio | target | met? |\n|---|---|---|---|---|---|\n")
@@ -121,6 +134,9 @@ func (r *report) markdown() string {
 	p("| write round trip under that load, p50 / p99 | %s / %s | %s / %s | %.2fx / %.2fx | — | — |\n",
 		ms(r.tpLatSame.p50()), ms(r.tpLatSame.p99()), ms(r.tpLatBase.p50()), ms(r.tpLatBase.p99()),
 		ratio(float64(r.tpLatSame.p50()), float64(r.tpLatBase.p50())), ratio(float64(r.tpLatSame.p99()), float64(r.tpLatBase.p99())))
+
+	p("| throughput of the same writes on sessions spread over two worker processes vs one (this binary re-run as a worker; order one, two, two, one) | %.0f writes/s (two) | %.0f writes/s (one) | %.2fx | (informational: %d cores for server, workers and writers) | — |\n",
+		r.twoWorkers, r.oneWorker, ratio(r.twoWorkers, r.oneWorker), runtime.NumCPU())
 
 	rssMet := met(mib(r.memAfter.rssBytes) <= targetRSSMiB)
 	if r.opts.sessions < targetRSSSessions {
@@ -193,6 +209,9 @@ func (r *report) markdown() string {
 	p("- Memory: the combined process holds %.1f MiB before any session (%.1f MiB of it is the executable's own pages, not anonymous memory). One more live session then costs %.1f KiB of RSS and one more BenchNoop workflow %.1f KiB (%.2fx): per live workflow, what Temporal itself keeps (the server's mutable-state cache and in-memory SQLite rows, the SDK's workflow cache) is most of the cost. The same worker in a process of its own holds %.1f MiB with %d sessions.\n",
 		mib(r.memBefore.rssBytes), mib(r.memBefore.rssBytes-r.memBefore.rssAnon), moreRSS/1024/n, noopRSS/1024/n, ratio(moreRSS, noopRSS), mib(r.childAfter.rssBytes), r.opts.sessions)
 
+	r.storesSection(p)
+	r.cpuSection(p)
+
 	if lines := r.lines(); len(lines) > 0 {
 		p("\n## Errors seen (and retried or counted out)\n\n")
 		for _, l := range lines {
@@ -205,4 +224,56 @@ func (r *report) markdown() string {
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(s, "|", "/")
+}
+
+func (r *report) storesSection(p func(string, ...any)) {
+	if len(r.stores) == 0 {
+		return
+	}
+	p("\n## The store under the throughput figure\n\n")
+	p("The throughput figure again (%d sessions, %d goroutines; ours, no-op, no-op, ours, %v each), each on a fresh server in this process with its own SQLite file:\n\n",
+		r.opts.concurrency, r.opts.concurrency, r.opts.roundFor/2)
+	p("| store | `todo_write` (counts change) | no-op updates | ratio | an acknowledged write survives |\n|---|---|---|---|---|\n")
+	for _, s := range r.stores {
+		if s.err != nil {
+			p("| %s | not measured: %s | — | — | %s |\n", s.name, oneLine(s.err.Error()), s.durable)
+			continue
+		}
+		p("| %s | %.0f writes/s | %.0f updates/s | %.2fx | %s |\n", s.name, s.ours, s.noop, ratio(s.ours, s.noop), s.durable)
+	}
+}
+
+func (r *report) cpuSection(p func(string, ...any)) {
+	c := r.cpu
+	if c.total == 0 || c.writes == 0 {
+		return
+	}
+	p("\n## Where the time goes\n\n")
+	p("CPU profile of the first `todo_write` throughput round (%v, %d writes; the whole process: server, worker and the writers): %.2f of %d cores busy, %.2f ms of CPU per write. Every sample counts once, under the first row whose functions are on its stack:\n\n",
+		c.duration.Round(100*time.Millisecond), c.writes, c.total.Seconds()/c.duration.Seconds(), runtime.NumCPU(), perWrite(c.total, c.writes))
+	p("| part | share of CPU | ms per write |\n|---|---|---|\n")
+	names := make([]string, 0, len(cpuCategories)+1)
+	for _, cat := range cpuCategories {
+		names = append(names, cat.name)
+	}
+	names = append(names, "everything else (runtime, scheduling, the writers)")
+	for i, name := range names {
+		p("| %s | %.1f%% | %.2f |\n", name, 100*c.byName[i].Seconds()/c.total.Seconds(), perWrite(c.byName[i], c.writes))
+	}
+	p("\nSQLite compiling SQL statements (the server's SQLite plugin prepares every statement anew; modernc.org/sqlite keeps no statement cache for `Exec`): %.1f%% of all CPU, %.1f%% inside the visibility row alone (%.2f ms per write: its statement fires the full-text triggers and touches the table's %d indexes).\n",
+		100*c.compileAll.Seconds()/c.total.Seconds(), 100*c.compile.Seconds()/c.total.Seconds(), perWrite(c.compile, c.writes), visibilityIndexes())
+}
+
+// visibilityIndexes counts the indexes on executions_visibility in the
+// SQLite schema of the server built in.
+func visibilityIndexes() int {
+	b, err := fs.ReadFile(schema.Assets(), "sqlite/v3/visibility/schema.sql")
+	if err != nil {
+		return 0
+	}
+	return len(regexp.MustCompile(`(?i)CREATE\s+INDEX\s+\w+\s+ON\s+executions_visibility\b`).FindAll(b, -1))
+}
+
+func perWrite(d time.Duration, writes int64) float64 {
+	return float64(d.Microseconds()) / 1000 / float64(writes)
 }
