@@ -98,13 +98,58 @@ func Diff(before, after []Item) Change {
 			c.Removed = append(c.Removed, r)
 		}
 	}
-	stay := increasingRun(common)
+	stay := keptOrder(common, commonNew)
 	for k, i := range common {
 		if !stay[k] {
 			c.Moved = append(c.Moved, Move{Content: before[i].Content, From: i, To: commonNew[k]})
 		}
 	}
 	return c
+}
+
+// maxWeighedMoves is the most kept items whose moves are weighed item by
+// item (quadratic); longer lists take the first longest run (n log n).
+const maxWeighedMoves = 200
+
+// keptOrder marks the kept items that did not move: a longest run of items
+// that kept their relative order. Of several such runs it prefers the one
+// whose items stayed closest to their old index, so after [A B C] became
+// [A X C B] it is B that moved (1 to 3), not C (2 to 2).
+func keptOrder(oldIdx, newIdx []int) []bool {
+	n := len(oldIdx)
+	if n > maxWeighedMoves {
+		return increasingRun(oldIdx)
+	}
+	// Each kept item weighs more than all displacements together, so the
+	// longest run wins first and the least displaced among them second.
+	big := n*n + 1
+	best := make([]int, n)
+	prev := make([]int, n)
+	end := -1
+	for k := range n {
+		w := big - min(abs(oldIdx[k]-newIdx[k]), n)
+		best[k], prev[k] = w, -1
+		for j := range k {
+			if oldIdx[j] < oldIdx[k] && best[j]+w > best[k] {
+				best[k], prev[k] = best[j]+w, j
+			}
+		}
+		if end < 0 || best[k] > best[end] {
+			end = k
+		}
+	}
+	in := make([]bool, n)
+	for k := end; k >= 0; k = prev[k] {
+		in[k] = true
+	}
+	return in
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // increasingRun marks one longest strictly increasing subsequence of seq, in
