@@ -13,13 +13,33 @@ import (
 // timeLayout shows history times in the reader's zone, to the second.
 const timeLayout = "2006-01-02 15:04:05"
 
-// renderSnapshot is one line of `client history`, `#seq  time  kind:id
-// counts`, followed by the items when verbose.
+// renderSnapshot is one entry of `client history`: a line `#seq  time
+// kind:id by writer  counts`, then what the snapshot changed, one line per
+// item, changelog style (`✓ Run the tests — by alice, seq 14`); verbose adds
+// the whole list. A snapshot whose predecessor is no longer kept (or that
+// an older worker sent) has no change to show.
 func renderSnapshot(s todo.Snapshot, t terminal, verbose bool) string {
 	p := palette(t.color)
 	var b strings.Builder
+	source := sourceText(s.Source)
+	if s.Source.By != "" {
+		source += " by " + s.Source.By
+	}
+	if s.Source.Note != "" {
+		source += " " + strconv.Quote(s.Source.Note)
+	}
 	fmt.Fprintf(&b, "%s  %s  %s  %s\n", p.paint(styleBold, "#"+strconv.FormatInt(s.Seq, 10)),
-		p.paint(styleDim, s.At.Local().Format(timeLayout)), oneLine(sourceText(s.Source)), countsText(s.Counts, p))
+		p.paint(styleDim, s.At.Local().Format(timeLayout)), oneLine(source), countsText(s.Counts, p))
+	if s.Change != nil {
+		suffix := p.paint(styleDim, " — by "+oneLine(s.Source.Writer())+", seq "+strconv.FormatInt(s.Seq, 10))
+		lines := changeLines(*s.Change, suffix, p)
+		if len(lines) == 0 {
+			lines = []string{p.paint(styleDim, "= no change") + suffix}
+		}
+		for _, l := range lines {
+			fmt.Fprintln(&b, "  "+l)
+		}
+	}
 	if verbose {
 		for _, it := range s.Todos {
 			fmt.Fprintln(&b, itemLine("    ", it, p, t.width))
