@@ -40,7 +40,7 @@ current plan, your version kept below it as comments.`,
 			return a.editInEditor(cmd.Context(), args[0], note)
 		},
 	}
-	cmd.Flags().StringVarP(&note, "note", "m", "", "why you change the plan; recorded with it and told to the agent")
+	cmd.Flags().StringVarP(&note, "note", "m", "", "why you change the plan (`TEXT`, at most 1024 bytes); recorded with it and told to the agent")
 	return cmd
 }
 

@@ -43,7 +43,7 @@ or text: the item's exact content, or a part of it that only one item has.`,
 			return &exitError{code: 2}
 		},
 	}
-	cmd.PersistentFlags().StringVarP(&note, "note", "m", "", "why you change the plan; recorded with it and told to the agent")
+	cmd.PersistentFlags().StringVarP(&note, "note", "m", "", "why you change the plan (`TEXT`, at most 1024 bytes); recorded with it and told to the agent")
 
 	var at int
 	var status string

@@ -66,7 +66,7 @@ variables and the config file profile, else ` + contract.DefaultFrontendAddress 
 
 	pf := root.PersistentFlags()
 	a.conn.register(pf)
-	pf.StringVar(&as, "as", as, "who you are, sent with every write in the "+contract.HeaderWriter+" header and recorded in the plan's history (env AGENT_WRITER; default your login name; \"\" sends none)")
+	pf.StringVar(&as, "as", as, "say you are `NAME` in every write (the "+contract.HeaderWriter+" header), recorded in the plan's history and told to the agent (env AGENT_WRITER; default your login name; \"\" sends none)")
 	pf.VarP(output, "output", "o", "result format: text for people, json (one JSON document) or jsonl (one JSON value per line: each item of a list, each change of a watch)")
 	pf.Var(color, "color", "when to colour text: auto (on a terminal, unless NO_COLOR is set), always or never")
 	root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.allowed, cobra.ShellCompDirectiveNoFileComp))
