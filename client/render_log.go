@@ -21,13 +21,7 @@ const timeLayout = "2006-01-02 15:04:05"
 func renderSnapshot(s todo.Snapshot, t terminal, verbose bool) string {
 	p := palette(t.color)
 	var b strings.Builder
-	source := sourceText(s.Source)
-	if s.Source.By != "" {
-		source += " by " + s.Source.By
-	}
-	if s.Source.Note != "" {
-		source += " " + strconv.Quote(s.Source.Note)
-	}
+	source := writeSourceText(s.Source)
 	fmt.Fprintf(&b, "%s  %s  %s  %s\n", p.paint(styleBold, "#"+strconv.FormatInt(s.Seq, 10)),
 		p.paint(styleDim, s.At.Local().Format(timeLayout)), oneLine(source), countsText(s.Counts, p))
 	if s.Change != nil {
@@ -46,6 +40,19 @@ func renderSnapshot(s todo.Snapshot, t terminal, verbose bool) string {
 		}
 	}
 	return b.String()
+}
+
+// writeSourceText is sourceText with the writer and note, when known:
+// `edit:u-1 by alice "why"`.
+func writeSourceText(s todo.Source) string {
+	text := sourceText(s)
+	if s.By != "" {
+		text += " by " + s.By
+	}
+	if s.Note != "" {
+		text += " " + strconv.Quote(s.Note)
+	}
+	return text
 }
 
 func sourceText(s todo.Source) string {
@@ -125,12 +132,12 @@ func eventSummary(ev sessionlog.Event) (string, []todo.Item) {
 	case sessionlog.TodoWrite:
 		var d sessionlog.TodoWriteData
 		if json.Unmarshal(ev.Data, &d) == nil {
-			return sourceText(d.Source) + " · " + countsText(todo.CountOf(d.Todos), false), d.Todos
+			return writeSourceText(d.Source) + " · " + countsText(todo.CountOf(d.Todos), false), d.Todos
 		}
 	case sessionlog.TodoRejected:
 		var d sessionlog.TodoRejectedData
 		if json.Unmarshal(ev.Data, &d) == nil {
-			return sourceText(d.Source) + " · " + "Error: " + d.Error, nil
+			return writeSourceText(d.Source) + " · " + "Error: " + d.Error, nil
 		}
 	case sessionlog.UserRejected:
 		var d sessionlog.UserRejectedData
