@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"go.temporal.io/sdk/temporal"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/contract"
