@@ -161,3 +161,45 @@ func TestReminderNamesWhoChangedThePlan(t *testing.T) {
 	assertToolPairs(t, cs)
 	h.replay(id)
 }
+
+// TestOutsideWritersSurviveContinueAsNew: who changed the plan while the
+// model was not looking travels across continue-as-new, and the model's next
+// request names them.
+func TestOutsideWritersSurviveContinueAsNew(t *testing.T) {
+	t.Parallel()
+	id := uniqueID("steer-outside-across-continue-as-new")
+	var reminder string
+	cs := newChatServer(t, func(n int, req chattest.Request) (int, any) {
+		switch n {
+		case 0:
+			return 200, completion("", todoCall("plan", writeArgs(plan("in_progress:Write the parser"))))
+		case 2:
+			reminder = req.Messages[len(req.Messages)-1].Text()
+		}
+		return 200, completion("Done for now.")
+	})
+	h := newHarness(t, harnessOptions{models: chatConfig(cs, chatKey)})
+	h.start(id, workflows.SessionInput{ContinueAsNewAfterEvents: 30})
+	if _, err := h.on(id).Prompt("", "Write a parser"); err != nil {
+		t.Fatal(err)
+	}
+	erin := h.on(id)
+	erin.As = "erin"
+	run := erin.RunID()
+	var last []todo.Item
+	for i := 0; erin.RunID() == run; i++ {
+		last = plan("in_progress:Write the parser", "pending:Fuzz it "+string(rune('a'+i%26)))
+		if _, err := erin.Edit("", editArgs(last, erin.Todos().Seq, "fuzzing")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.on(id).Prompt("", "Go on"); err != nil {
+		t.Fatal(err)
+	}
+	want := "<system-reminder>\nEarlier turns of this conversation were dropped, and the todo list was changed from outside this conversation by erin (\"fuzzing\"); " +
+		"your current todo list, verbatim, is:\n" + writeArgs(last) + "\n</system-reminder>"
+	if reminder != want {
+		t.Fatalf("reminder after continue-as-new:\n%s\nwant:\n%s", reminder, want)
+	}
+	h.replay(id)
+}
