@@ -181,3 +181,24 @@ func increasingRun(seq []int) []bool {
 	}
 	return in
 }
+
+// EncodedSize bounds the change's size as JSON, for byte-bounded answers.
+func (c Change) EncodedSize() int {
+	n := 80
+	for _, p := range c.Added {
+		n += EncodedStringSize(p.Content) + 48
+	}
+	for _, p := range c.Removed {
+		n += EncodedStringSize(p.Content) + 48
+	}
+	for _, r := range c.Renamed {
+		n += EncodedStringSize(r.From) + EncodedStringSize(r.To) + 40
+	}
+	for _, s := range c.Status {
+		n += EncodedStringSize(s.Content) + 56
+	}
+	for _, m := range c.Moved {
+		n += EncodedStringSize(m.Content) + 48
+	}
+	return n
+}

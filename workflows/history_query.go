@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 
 	"go.temporal.io/sdk/temporal"
@@ -11,29 +13,37 @@ import (
 
 // historyPage answers todo_history: a page of snapshots, each with its change
 // against the one before. Changes are computed when asked for, never stored
-// or carried: they cost nothing until someone reads them.
+// or carried: they cost nothing until someone reads them. The page is bounded
+// as sessionlog.Page bounds one, changes included; a change that would take
+// one snapshot past the budget on its own (megabyte lists rewritten whole) is
+// left out, so a page never grows past what a query may answer.
 func (s *session) historyPage(req sessionlog.PageRequest) ([]todo.Snapshot, error) {
-	page := sessionlog.Page(s.history, snapshotSeq, s.snapshotWithChangeBytes, req)
-	out := make([]todo.Snapshot, len(page))
-	for k := range page {
-		out[k] = page[k]
-		if before, ok := s.planBefore(page[k].Seq); ok {
-			c := todo.Diff(before, page[k].Todos)
-			out[k].Change = &c
+	lo, _ := slices.BinarySearchFunc(s.history, req.AfterSeq+1, func(sn todo.Snapshot, seq int64) int {
+		return cmp.Compare(sn.Seq, seq)
+	})
+	out := []todo.Snapshot{}
+	size := 0
+	for i := lo; i < len(s.history) && (req.Limit <= 0 || len(out) < req.Limit); i++ {
+		sn := s.history[i]
+		n := snapshotBytes(&sn)
+		if before, ok := s.planBefore(sn.Seq); ok {
+			c := todo.Diff(before, sn.Todos)
+			if cn := c.EncodedSize(); n+cn <= sessionlog.MaxPageBytes {
+				sn.Change, n = &c, n+cn
+			}
 		}
+		if size+n > sessionlog.MaxPageBytes && len(out) > 0 {
+			break
+		}
+		size += n
+		out = append(out, sn)
 	}
 	return out, nil
 }
 
-// snapshotWithChangeBytes bounds a snapshot's encoded size with its change,
-// for byte-bounded pages: a change names at most every item of the list
-// before and twice every item of the list after (status and place).
-func (s *session) snapshotWithChangeBytes(sn *todo.Snapshot) int {
-	n := 3*todo.EncodedSize(sn.Todos) + 320 + len(sn.Source.By) + todo.EncodedStringSize(sn.Source.Note)
-	if before, ok := s.planBefore(sn.Seq); ok {
-		n += todo.EncodedSize(before)
-	}
-	return n
+// snapshotBytes bounds a snapshot's encoded size without its change.
+func snapshotBytes(sn *todo.Snapshot) int {
+	return todo.EncodedSize(sn.Todos) + 160 + todo.EncodedStringSize(sn.Source.By) + todo.EncodedStringSize(sn.Source.Note)
 }
 
 // planBefore is the plan the snapshot at seq replaced: the previous snapshot,
@@ -90,10 +100,17 @@ func (s *session) diff(req DiffRequest) (DiffResult, error) {
 		return DiffResult{}, err
 	}
 	res := DiffResult{FromSeq: req.FromSeq, ToSeq: req.ToSeq, Change: todo.Diff(from, to), Writes: []DiffWrite{}}
+	if n := res.Change.EncodedSize(); n > sessionlog.MaxPageBytes {
+		return DiffResult{}, temporal.NewNonRetryableApplicationError("the change from seq "+strconv.FormatInt(req.FromSeq, 10)+
+			" to seq "+strconv.FormatInt(req.ToSeq, 10)+" is too large to answer ("+strconv.Itoa(n)+
+			" bytes); read the two plans in todo_history instead", ErrTypeDiffTooLarge, nil)
+	}
+	size := 0
 	lo, hi := min(req.FromSeq, req.ToSeq), max(req.FromSeq, req.ToSeq)
 	for i := range s.history {
-		if sn := &s.history[i]; sn.Seq > lo && sn.Seq <= hi && len(res.Writes) < maxDiffWrites {
+		if sn := &s.history[i]; sn.Seq > lo && sn.Seq <= hi && len(res.Writes) < maxDiffWrites && size < sessionlog.MaxPageBytes {
 			res.Writes = append(res.Writes, DiffWrite{Seq: sn.Seq, Source: sn.Source})
+			size += 96 + len(sn.Source.ID) + todo.EncodedStringSize(sn.Source.By) + todo.EncodedStringSize(sn.Source.Note)
 		}
 	}
 	return res, nil
@@ -118,8 +135,12 @@ func (s *session) planAt(seq int64) ([]todo.Item, error) {
 		strconv.FormatInt(s.history[0].Seq, 10) + ")")
 }
 
-// ErrTypeSeqOutOfRange fails a todo_diff naming a seq the session cannot show.
-const ErrTypeSeqOutOfRange = "SeqOutOfRange"
+// Error types of a todo_diff the session cannot answer: a seq it cannot
+// show, or a change too large for a query's answer.
+const (
+	ErrTypeSeqOutOfRange = "SeqOutOfRange"
+	ErrTypeDiffTooLarge  = "DiffTooLarge"
+)
 
 func errSeq(msg string) error {
 	return temporal.NewNonRetryableApplicationError(msg, ErrTypeSeqOutOfRange, nil)
