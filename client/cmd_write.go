@@ -64,7 +64,7 @@ func (a *app) write(ctx context.Context, id, updateID string, raw []byte) error 
 	// applies it once, however many times it arrives.
 	var data []byte
 	for attempt := 1; ; attempt++ {
-		data, err = a.sendWrite(ctx, c, id, updateID, raw)
+		data, err = a.sendUpdate(ctx, c, id, contract.UpdateTodoWrite, updateID, raw)
 		_, notReady := errors.AsType[*serviceerror.WorkflowNotReady](err)
 		if err == nil || !(isTimeout(err) || notReady) || ctx.Err() != nil || attempt == writeAttempts {
 			break
@@ -85,14 +85,14 @@ func (a *app) write(ctx context.Context, id, updateID string, raw []byte) error 
 	return a.out.result(res.Message+"\n"+renderPlan(todo.State{Todos: res.Todos, Counts: res.Counts, Seq: res.Seq}, a.term), json.RawMessage(data))
 }
 
-// sendWrite sends one todo_write update and returns the result's JSON as the
-// session wrote it.
-func (a *app) sendWrite(ctx context.Context, c client.Client, id, updateID string, raw []byte) ([]byte, error) {
+// sendUpdate sends one todo_write or todo_edit update and returns the
+// result's JSON as the session wrote it.
+func (a *app) sendUpdate(ctx context.Context, c client.Client, id, name, updateID string, raw []byte) ([]byte, error) {
 	uctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	h, err := c.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
 		WorkflowID:   id,
-		UpdateName:   contract.UpdateTodoWrite,
+		UpdateName:   name,
 		UpdateID:     updateID,
 		Args:         []any{rawJSON(raw)},
 		WaitForStage: client.WorkflowUpdateStageCompleted,

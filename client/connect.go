@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/log"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/identity"
 	"github.com/durabletodos/agenttodos/payloads"
 )
 
@@ -115,6 +116,8 @@ func dialTemporal(a *app) (client.Client, error) {
 	// a checklist a person is reading; only warnings and worse get through.
 	opts.Logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	opts.DataConverter = payloads.DataConverter()
+	// Writes carry --as in the agent-todos-writer header.
+	opts.ContextPropagators = append(opts.ContextPropagators, identity.Propagator{})
 	// Remember where we went, so error hints name the address actually used.
 	a.address, a.namespace = opts.HostPort, opts.Namespace
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,8 @@ func main() {
 type app struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
+	// answers reads yes/no answers from stdin, once opened.
+	answers *bufio.Reader
 	// stdinPiped says stdin is a pipe or a file, not a person at a keyboard:
 	// only then does `write` read a list from it unasked.
 	stdinPiped bool

@@ -13,19 +13,46 @@ import (
 // timeLayout shows history times in the reader's zone, to the second.
 const timeLayout = "2006-01-02 15:04:05"
 
-// renderSnapshot is one line of `client history`, `#seq  time  kind:id
-// counts`, followed by the items when verbose.
+// renderSnapshot is one entry of `client history`: a line `#seq  time
+// kind:id by writer  counts`, then what the snapshot changed, one line per
+// item, changelog style (`✓ Run the tests — by alice, seq 14`); verbose adds
+// the whole list. A snapshot whose predecessor is no longer kept (or that
+// an older worker sent) has no change to show.
 func renderSnapshot(s todo.Snapshot, t terminal, verbose bool) string {
 	p := palette(t.color)
 	var b strings.Builder
+	source := writeSourceText(s.Source)
 	fmt.Fprintf(&b, "%s  %s  %s  %s\n", p.paint(styleBold, "#"+strconv.FormatInt(s.Seq, 10)),
-		p.paint(styleDim, s.At.Local().Format(timeLayout)), oneLine(sourceText(s.Source)), countsText(s.Counts, p))
+		p.paint(styleDim, s.At.Local().Format(timeLayout)), oneLine(source), countsText(s.Counts, p))
+	if s.Change != nil {
+		suffix := p.paint(styleDim, " — by "+oneLine(s.Source.Writer())+", seq "+strconv.FormatInt(s.Seq, 10))
+		lines := changeLines(*s.Change, suffix, p)
+		if len(lines) == 0 {
+			lines = []string{p.paint(styleDim, "= no change") + suffix}
+		}
+		for _, l := range lines {
+			fmt.Fprintln(&b, "  "+l)
+		}
+	}
 	if verbose {
 		for _, it := range s.Todos {
 			fmt.Fprintln(&b, itemLine("    ", it, p, t.width))
 		}
 	}
 	return b.String()
+}
+
+// writeSourceText is sourceText with the writer and note, when known:
+// `edit:u-1 by alice "why"`.
+func writeSourceText(s todo.Source) string {
+	text := sourceText(s)
+	if s.By != "" {
+		text += " by " + s.By
+	}
+	if s.Note != "" {
+		text += " " + strconv.Quote(s.Note)
+	}
+	return text
 }
 
 func sourceText(s todo.Source) string {
@@ -105,12 +132,12 @@ func eventSummary(ev sessionlog.Event) (string, []todo.Item) {
 	case sessionlog.TodoWrite:
 		var d sessionlog.TodoWriteData
 		if json.Unmarshal(ev.Data, &d) == nil {
-			return sourceText(d.Source) + " · " + countsText(todo.CountOf(d.Todos), false), d.Todos
+			return writeSourceText(d.Source) + " · " + countsText(todo.CountOf(d.Todos), false), d.Todos
 		}
 	case sessionlog.TodoRejected:
 		var d sessionlog.TodoRejectedData
 		if json.Unmarshal(ev.Data, &d) == nil {
-			return sourceText(d.Source) + " · " + "Error: " + d.Error, nil
+			return writeSourceText(d.Source) + " · " + "Error: " + d.Error, nil
 		}
 	case sessionlog.UserRejected:
 		var d sessionlog.UserRejectedData

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/identity"
 )
 
 // rootCommand builds the command tree afresh for each command line, so
@@ -18,6 +19,7 @@ func (a *app) rootCommand() *cobra.Command {
 	cobra.EnableCommandSorting = false
 	output := &choice{formatText, []string{formatText, formatJSON, formatJSONL}}
 	color := &choice{"auto", []string{"auto", "always", "never"}}
+	as := defaultWriter()
 	root := &cobra.Command{
 		Use:   "client",
 		Short: "Drive durable agent sessions on Temporal",
@@ -41,9 +43,11 @@ variables and the config file profile, else ` + contract.DefaultFrontendAddress 
 			cmd.Help()
 			return &exitError{code: 2}
 		},
-		PersistentPreRun: func(*cobra.Command, []string) {
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			a.out = printer{w: a.stdout, format: output.value}
 			a.term = a.term.withColor(color.value, output.value == formatText)
+			// Every update this command sends names who sends it.
+			cmd.SetContext(identity.With(cmd.Context(), as))
 		},
 	}
 	root.SetOut(a.stdout)
@@ -62,13 +66,14 @@ variables and the config file profile, else ` + contract.DefaultFrontendAddress 
 
 	pf := root.PersistentFlags()
 	a.conn.register(pf)
+	pf.StringVar(&as, "as", as, "say you are `NAME` in every write (the "+contract.HeaderWriter+" header), recorded in the plan's history and told to the agent (env AGENT_WRITER; default your login name; \"\" sends none)")
 	pf.VarP(output, "output", "o", "result format: text for people, json (one JSON document) or jsonl (one JSON value per line: each item of a list, each change of a watch)")
 	pf.Var(color, "color", "when to colour text: auto (on a terminal, unless NO_COLOR is set), always or never")
 	root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.allowed, cobra.ShellCompDirectiveNoFileComp))
 	root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions(color.allowed, cobra.ShellCompDirectiveNoFileComp))
 
 	root.AddCommand(a.startCommand(), a.runCommand(), a.writeCommand(), a.signalCommand(),
-		a.todosCommand(), a.historyCommand(), a.logCommand(), a.promptCommand(), a.sayCommand(),
+		a.todosCommand(), a.editCommand(), a.itemCommand(), a.historyCommand(), a.diffCommand(), a.logCommand(), a.promptCommand(), a.sayCommand(),
 		a.cancelCommand(), a.schemaCommand())
 	return root
 }

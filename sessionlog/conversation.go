@@ -166,10 +166,16 @@ func (c *conversation) close() {
 // news (someone else changed it) or a memory aid (its own turns were dropped).
 const (
 	reminderChangedOutside = "The todo list was changed from outside this conversation (by a person or another program). This is now the current plan; continue from it and resend it in full on your next todo_write:"
-	reminderDropped        = "Earlier turns of this conversation were dropped; your current todo list, verbatim, is:"
-	reminderOther          = "Your current todo list, verbatim, is:"
-	reminderOpen           = "<system-reminder>\n"
-	reminderClose          = "\n</system-reminder>"
+	// With the writers known: "... changed from outside this conversation
+	// by alice ("Added the deploy step"). This is now ...".
+	reminderChangedBy           = "The todo list was changed from outside this conversation by "
+	reminderChangedByEnd        = ". This is now the current plan; continue from it and resend it in full on your next todo_write:"
+	reminderDroppedChangedBy    = "Earlier turns of this conversation were dropped, and the todo list was changed from outside this conversation by "
+	reminderDroppedChangedByEnd = "; your current todo list, verbatim, is:"
+	reminderDropped             = "Earlier turns of this conversation were dropped; your current todo list, verbatim, is:"
+	reminderOther               = "Your current todo list, verbatim, is:"
+	reminderOpen                = "<system-reminder>\n"
+	reminderClose               = "\n</system-reminder>"
 )
 
 // Reminder is the text of the user message a todo/reminder becomes: why,
@@ -180,8 +186,14 @@ func Reminder(d TodoReminderData) string {
 	switch d.Reason {
 	case ReminderChangedOutside:
 		why = reminderChangedOutside
+		if len(d.Changes) > 0 {
+			why = reminderChangedBy + todo.DescribeWriters(d.Changes) + reminderChangedByEnd
+		}
 	case ReminderContinuedAsNew, ReminderTrimmed:
 		why = reminderDropped
+		if len(d.Changes) > 0 {
+			why = reminderDroppedChangedBy + todo.DescribeWriters(d.Changes) + reminderDroppedChangedByEnd
+		}
 	}
 	todos := d.Todos
 	if todos == nil {

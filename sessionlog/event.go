@@ -110,4 +110,7 @@ const (
 type TodoReminderData struct {
 	Reason ReminderReason `json:"reason"`
 	Todos  []todo.Item    `json:"todos"`
+	// Changes are the writes from outside since the model's previous
+	// request, oldest first: who made them and why, for the model to read.
+	Changes []todo.Source `json:"changes,omitempty"`
 }

@@ -16,6 +16,9 @@ import (
 // "T step 1" … "T step N" one tool call per turn, then answers "done: T".
 // N is 1, or n for a message "long n: …". A call's ID names T and the step,
 // so a message worked twice shows as two snapshots with one source ID.
+// Like a model that reads its tool results, it sends a step again when the
+// session turned it down because the plan changed from outside meanwhile
+// (the stale-write result): only applied steps count.
 func stepModel(t testing.TB, think time.Duration) *chattest.Server {
 	return newChatServer(t, func(_ int, req chattest.Request) (int, any) {
 		time.Sleep(think)
@@ -24,7 +27,7 @@ func stepModel(t testing.TB, think time.Duration) *chattest.Server {
 			switch {
 			case m.Role == "user" && !strings.Contains(m.Text(), "<system-reminder>"):
 				task, results = m.Text(), 0
-			case m.Role == "tool":
+			case m.Role == "tool" && !strings.HasPrefix(m.Text(), "Error: the todo list was changed by "):
 				results++
 			}
 		}

@@ -48,9 +48,18 @@ func buildClient(t testing.TB) string {
 // runClient runs the client command against the shared server.
 func (h *harness) runClient(args ...string) (stdout, stderr string, code int) {
 	h.t.Helper()
+	return h.runClientWith(nil, "", args...)
+}
+
+// runClientWith runs it with more environment variables and stdin.
+func (h *harness) runClientWith(env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	h.t.Helper()
 	full := append([]string{"--address", shared.server.GetFrontendHostPort(), "--namespace", shared.server.GetDefaultNamespace()}, args...)
 	cmd := exec.Command(buildClient(h.t), full...)
-	cmd.Env = append(os.Environ(), "AGENT_TASK_QUEUE="+h.queue, "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "AGENT_TASK_QUEUE="+h.queue, "NO_COLOR=1", "AGENT_WRITER="), env...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -112,7 +121,13 @@ func TestClientCommandWritesShowsAndRejects(t *testing.T) {
 	}
 	sessiontest.WaitFor(t, 30*time.Second, "", func() bool { return h.on(id).Todos().Seq == 2 })
 	out, _, _ = h.runClient("history", id)
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "signal:") {
+	var heads []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(l, "#") {
+			heads = append(heads, l)
+		}
+	}
+	if len(heads) != 2 || !strings.Contains(heads[1], "signal:") || !strings.Contains(out, "  ✓ Read the code — by an unidentified writer, seq 2\n") {
 		t.Fatalf("history:\n%s", out)
 	}
 	if out, _, code = h.runClient("log", id, "-o", "json"); code != 0 || !strings.Contains(out, `"todo/write"`) {

@@ -11,11 +11,13 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 	"go.temporal.io/server/common/dynamicconfig"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/identity"
 	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
@@ -37,7 +39,11 @@ var shared *cluster
 // client do.
 func newCluster(t testing.TB, extra dynamicconfig.StaticClient, opts ...temporaltest.TestServerOption) *cluster {
 	ts := sessiontest.NewServer(t, extra, opts...)
-	c := ts.NewClientWithOptions(client.Options{Logger: sessiontest.QuietLogger(), DataConverter: payloads.DataConverter()})
+	c := ts.NewClientWithOptions(client.Options{
+		Logger: sessiontest.QuietLogger(), DataConverter: payloads.DataConverter(),
+		// Updates name their writer when a test says who it is (Session.As).
+		ContextPropagators: []workflow.ContextPropagator{identity.Propagator{}},
+	})
 	return &cluster{server: ts, client: c}
 }
 

@@ -174,6 +174,9 @@ func (s *session) runTurns(ctx workflow.Context, waited bool) (string, error) {
 func (s *session) modelTurn(ctx workflow.Context) (activities.ModelTurnOutput, error) {
 	s.fitConversation(ctx)
 	s.remindOfPlan(ctx)
+	if s.steer {
+		s.viewSeq = s.current.Seq
+	}
 	in := activities.ModelTurnInput{
 		Model:        s.in.Model,
 		SystemPrompt: s.in.SystemPrompt,

@@ -38,6 +38,7 @@ func (s *session) carry() *Carry {
 		TurnsUsed:        s.turnsUsed,
 		Signals:          s.signalCount,
 		Answered:         s.answered.newest(carryAnsweredBytes),
+		Outside:          s.outside,
 	}
 	used := inputBytes(s.in)
 	for _, e := range c.Log {
@@ -49,6 +50,9 @@ func (s *session) carry() *Carry {
 	}
 	for _, a := range c.Answered {
 		used += a.size()
+	}
+	for _, src := range c.Outside {
+		used += sourceBytes(src)
 	}
 	c.Snapshots = s.snapshotsToCarry(carryBudget - used)
 	return c
@@ -62,7 +66,7 @@ func (s *session) snapshotsToCarry(room int) []CarriedSnapshot {
 	for i := len(s.history) - 1; i >= 0 && len(rev) < historyTail; i-- {
 		snap := &s.history[i]
 		packed := todo.Pack(snap.Todos)
-		n := (len(packed)+2)/3*4 + snapshotOverhead
+		n := (len(packed)+2)/3*4 + snapshotOverhead + sourceBytes(snap.Source)
 		if len(rev) > 0 && size+n > room {
 			break
 		}
@@ -76,6 +80,12 @@ func (s *session) snapshotsToCarry(room int) []CarriedSnapshot {
 	return out
 }
 
+// sourceBytes is what a source's writer and note add to its encoding (at
+// most contract.MaxWriterBytes and contract.MaxNoteBytes, as JSON).
+func sourceBytes(src todo.Source) int {
+	return todo.EncodedStringSize(src.By) + todo.EncodedStringSize(src.Note) + 32
+}
+
 // inputBytes approximates the encoded size of the input the carry rides in.
 func inputBytes(in SessionInput) int {
 	return 512 + todo.EncodedStringSize(in.Prompt) + todo.EncodedStringSize(in.SystemPrompt) + len(in.Model) + in.scriptBytes()
@@ -87,6 +97,7 @@ func (s *session) restore(c *Carry) error {
 	s.conversationFrom, s.scriptTurn, s.runs = c.ConversationFrom, c.ScriptTurn, c.Runs+1
 	s.resuming, s.turnsUsed, s.prompts = c.Resuming, c.TurnsUsed, c.Prompts
 	s.signalCount = c.Signals
+	s.outside = c.Outside
 	s.answered.restore(c.Answered)
 	for _, text := range c.Inbox {
 		s.inbox = append(s.inbox, &prompt{text: text})

@@ -60,9 +60,14 @@ func (s *session) windowStart() int {
 // was trimmed away or left behind in an earlier run, or a person or program
 // changed the plan from outside.
 func (s *session) remindOfPlan(ctx workflow.Context) {
+	if s.remind == sessionlog.ReminderChangedOutside && s.steer && s.toldSeq == s.current.Seq {
+		// A rejected todo_write's result already shows the model this plan
+		// and who changed it.
+		s.remind, s.outside = "", nil
+	}
 	if s.remind == "" {
 		return
 	}
-	s.appendEvent(ctx, sessionlog.TodoReminder, sessionlog.TodoReminderData{Reason: s.remind, Todos: s.current.Todos})
-	s.remind = ""
+	s.appendEvent(ctx, sessionlog.TodoReminder, sessionlog.TodoReminderData{Reason: s.remind, Todos: s.current.Todos, Changes: s.outside})
+	s.remind, s.outside = "", nil
 }

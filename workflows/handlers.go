@@ -19,9 +19,14 @@ func (s *session) registerHandlers(ctx workflow.Context) error {
 	}, workflow.QueryHandlerOptions{Description: "The current todo list: the accepted write with the highest seq."}); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QueryTodoHistory, func(req sessionlog.PageRequest) ([]todo.Snapshot, error) {
-		return sessionlog.Page(s.history, snapshotSeq, snapshotBytes, req), nil
-	}, workflow.QueryHandlerOptions{Description: `Accepted snapshots, oldest first, at most 1 MiB a page; optional {"afterSeq":N,"limit":M}.`}); err != nil {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QueryTodoHistory, s.historyPage, workflow.QueryHandlerOptions{
+		Description: `Accepted snapshots with their changes, oldest first, at most 1 MiB a page; optional {"afterSeq":N,"limit":M}.`,
+	}); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QueryTodoDiff, s.diff, workflow.QueryHandlerOptions{
+		Description: `What changed in the plan between two seqs: {"fromSeq":A,"toSeq":B} (toSeq 0: now).`,
+	}); err != nil {
 		return err
 	}
 	if err := workflow.SetQueryHandlerWithOptions(ctx, contract.QuerySessionLog, func(req sessionlog.PageRequest) ([]sessionlog.Event, error) {
@@ -35,6 +40,14 @@ func (s *session) registerHandlers(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if s.steer {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateTodoEdit, s.onTodoEditUpdate, workflow.UpdateHandlerOptions{
+			Validator:   s.validateTodoEdit,
+			Description: `Replace the whole todo list if it is still at expectedSeq: {"todos":[...],"expectedSeq":N,"note":"why"}.`,
+		}); err != nil {
+			return err
+		}
+	}
 	s.todoWriteSignals = workflow.GetSignalChannel(ctx, contract.SignalTodoWrite)
 	s.userMessageSignals = workflow.GetSignalChannel(ctx, contract.SignalUserMessage)
 	if s.integrity {
@@ -46,9 +59,6 @@ func (s *session) registerHandlers(ctx workflow.Context) error {
 }
 
 func snapshotSeq(sn *todo.Snapshot) int64 { return sn.Seq }
-
-// snapshotBytes bounds a snapshot's encoded size, for byte-bounded pages.
-func snapshotBytes(sn *todo.Snapshot) int { return todo.EncodedSize(sn.Todos) + 160 }
 
 // snapshotIndex finds the snapshot recorded at seq.
 func (s *session) snapshotIndex(seq int64) (int, bool) {

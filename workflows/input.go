@@ -64,6 +64,9 @@ type Carry struct {
 	// Answered holds the newest todo_write and prompt update IDs and what
 	// they returned.
 	Answered []AnsweredUpdate `json:"answered,omitempty"`
+	// Outside holds the writes from outside the model has not been told of
+	// yet (at most maxOutsideKept), so its next request names their writers.
+	Outside []todo.Source `json:"outside,omitempty"`
 
 	// Current and History are how runs before changeSessionIntegrity carried
 	// the list; a run still reads them.

@@ -96,6 +96,8 @@ type session struct {
 	in  SessionInput
 	// integrity is changeSessionIntegrity's version for this run.
 	integrity bool
+	// steer is changeSteer's: todo_edit, named writers, checked model writes.
+	steer bool
 
 	seq, startSeq int64
 	current       todo.State
@@ -125,15 +127,23 @@ type session struct {
 	conversationFrom int64
 	scriptTurn       int
 	remind           sessionlog.ReminderReason
-	resuming         bool
-	turnsUsed        int
-	runs             int
+	// viewSeq is the seq of the plan the model's latest request showed it
+	// (or of its own write since); outside lists the writes from outside
+	// since the model last heard of one, so the model is told who made them.
+	viewSeq int64
+	outside []todo.Source
+	// toldSeq is the plan a stale todo_write's result last showed the model.
+	toldSeq   int64
+	resuming  bool
+	turnsUsed int
+	runs      int
 }
 
 func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, error) {
 	s := &session{cfg: cfg, in: in, runs: 1}
 	s.current = todo.State{Todos: []todo.Item{}}
 	s.integrity = integrityVersion(ctx)
+	s.steer = s.integrity && steerVersion(ctx)
 	// A session's input is checked when it starts; a carried input was
 	// checked then (or predates the check, and is clamped by withDefaults).
 	if s.integrity && in.Carry == nil {

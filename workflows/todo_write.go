@@ -34,7 +34,11 @@ func (s *session) onTodoWriteUpdate(ctx workflow.Context, args converter.RawValu
 			return s.repeatedWrite(a, rawJSON(args))
 		}
 	}
-	res, err := s.write(ctx, s.takeTicket(), rawJSON(args), todo.Source{Kind: todo.SourceUpdate, ID: id})
+	src := todo.Source{Kind: todo.SourceUpdate, ID: id}
+	if s.steer {
+		src.By = writerOf(ctx)
+	}
+	res, err := s.write(ctx, s.takeTicket(), rawJSON(args), src)
 	if err != nil {
 		return res, err
 	}
@@ -80,10 +84,23 @@ func (s *session) takeTicket() int64 {
 	return t
 }
 
+// noCheck is the expected seq of a write that replaces whatever the plan is
+// (todo_write from outside: last write wins, as the seed's contract says).
+const noCheck = -1
+
 // write runs the TodoWrite activity for one call and records the result when
 // its ticket comes up. Rejections from signals and the model are logged as
 // todo/rejected; an update's rejection already happened in its validator.
 func (s *session) write(ctx workflow.Context, ticket int64, args string, src todo.Source) (todo.WriteResult, error) {
+	return s.writeChecked(ctx, ticket, args, src, noCheck)
+}
+
+// writeChecked is write for a writer who saw the plan at seq expect: a valid
+// list is not applied when, in its turn, the plan has moved on. (Validation
+// comes first, as for every write: an invalid list gets its rule's message.)
+// A todo_edit gets the conflict error; the model, whose writes always replace
+// the whole list, gets told who changed the plan (and logs a todo/rejected).
+func (s *session) writeChecked(ctx workflow.Context, ticket int64, args string, src todo.Source, expect int64) (todo.WriteResult, error) {
 	// A write the session accepted completes even if the session is being
 	// cancelled: the caller was told it was accepted.
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
@@ -99,9 +116,17 @@ func (s *session) write(ctx workflow.Context, ticket int64, args string, src tod
 	var res todo.WriteResult
 	err := workflow.ExecuteLocalActivity(lactx, contract.ActivityTodoWrite, activities.TodoWriteRequest{Arguments: args, Source: src}).Get(ctx, &res)
 	if err != nil {
-		if src.Kind != todo.SourceUpdate {
+		if src.Kind == todo.SourceSignal || src.Kind == todo.SourceModel {
 			s.appendEvent(ctx, sessionlog.TodoRejected, rejectedData(err, src, args))
 		}
+		return todo.WriteResult{}, err
+	}
+	if expect != noCheck && s.current.Seq != expect {
+		if src.Kind != todo.SourceModel {
+			return todo.WriteResult{}, todo.EditConflictError(expect, s.current.Seq)
+		}
+		err := todo.StaleWriteError(s.outside, expect, s.current.Seq)
+		s.appendEvent(ctx, sessionlog.TodoRejected, rejectedData(err, src, args))
 		return todo.WriteResult{}, err
 	}
 	// The activity accepted these arguments; decoding them here again gives
@@ -139,10 +164,20 @@ func (s *session) apply(ctx workflow.Context, items []todo.Item, counts todo.Cou
 	s.history = append(s.history, todo.Snapshot{Seq: seq, Todos: items, Counts: counts, At: now, Source: src})
 	if src.Kind != todo.SourceModel {
 		s.remind = sessionlog.ReminderChangedOutside
+		if s.steer {
+			s.outside = append(s.outside, src)
+			if len(s.outside) > maxOutsideKept {
+				s.outside = s.outside[len(s.outside)-maxOutsideKept:]
+			}
+		}
 	}
 	s.showPlan(ctx)
 	return seq
 }
+
+// maxOutsideKept bounds the outside writes remembered for the model between
+// two of its requests: it is told who wrote, not every write.
+const maxOutsideKept = 8
 
 // appendEvent adds one event to the session log and returns its seq.
 func (s *session) appendEvent(ctx workflow.Context, typ sessionlog.Type, data any) int64 {

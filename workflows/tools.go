@@ -1,8 +1,10 @@
 package workflows
 
 import (
+	"errors"
 	"strconv"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/contract"
@@ -28,10 +30,25 @@ func (s *session) runTool(ctx workflow.Context, call sessionlog.Call) string {
 	return run(s, ctx, call)
 }
 
+// runTodoWrite applies the model's todo_write, unless the plan changed from
+// outside since the model last saw it: the model's list, built on an older
+// plan, would silently undo that change. It is then told who changed the plan
+// and shown the current list; its next request shows it that result, so a
+// write it builds on it then applies. Another todo_write of the same message
+// was built on the old plan too, and is rejected alike.
 func (s *session) runTodoWrite(ctx workflow.Context, call sessionlog.Call) string {
-	res, err := s.write(ctx, s.takeTicket(), call.Arguments, todo.Source{Kind: todo.SourceModel, ID: call.ID})
+	expect := int64(noCheck)
+	if s.steer {
+		expect = s.viewSeq
+	}
+	res, err := s.writeChecked(ctx, s.takeTicket(), call.Arguments, todo.Source{Kind: todo.SourceModel, ID: call.ID}, expect)
+	if appErr, ok := errors.AsType[*temporal.ApplicationError](err); ok && appErr.Type() == todo.ErrTypeStaleWrite {
+		s.toldSeq = s.current.Seq
+		return todo.StaleWriteResult(err, s.current.Todos)
+	}
 	if err != nil {
 		return todo.ErrorResult(err)
 	}
+	s.viewSeq = res.Seq
 	return res.Message
 }

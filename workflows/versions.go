@@ -16,9 +16,20 @@ const (
 	// results spread over workflow tasks; validated session input; and
 	// continue-as-new only after a run has made progress.
 	changeSessionIntegrity = "session-integrity"
+
+	// changeSteer covers: the todo_edit update; writers named from the
+	// contract.HeaderWriter header; and the model's todo_write checked
+	// against the plan it last saw, rejected with the current list when a
+	// person or program changed the plan since.
+	changeSteer = "steer-edits"
 )
 
 // integrityVersion is decided once per run, at its start.
 func integrityVersion(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeSessionIntegrity, workflow.DefaultVersion, 1) >= 1
+}
+
+// steerVersion is decided once per run, at its start, after integrityVersion.
+func steerVersion(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeSteer, workflow.DefaultVersion, 1) >= 1
 }

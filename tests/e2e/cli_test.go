@@ -210,6 +210,40 @@ func TestStockTemporalCLI(t *testing.T) {
 	sessiontest.WaitFor(t, 10*time.Second, "TodoInProgress = 0 to list only cli-idle", func() bool {
 		return slices.Equal(c.listIDs("TodoInProgress = 0"), []string{"cli-idle"})
 	})
+
+	// Conflict-checked edits work from the stock CLI too, with the JSON the
+	// README shows; the CLI cannot set Temporal headers, so its edits show as
+	// unidentified, and the note says why.
+	const edited = "cli-edit"
+	c.json(nil, "workflow", "start", "--type", contract.WorkflowType, "--task-queue", contract.TaskQueue,
+		"--workflow-id", edited, "--input", "{}")
+	edit := func(expectedSeq int, items []todo.Item) cliResult {
+		return c.run("workflow", "update", "execute", "--name", contract.UpdateTodoEdit, "--workflow-id", edited,
+			"--input", mustJSON(map[string]any{"todos": items, "expectedSeq": expectedSeq, "note": "from the CLI"}), "-o", "json", "--log-format", "json")
+	}
+	plan := []todo.Item{{Content: "Review the plan", Status: todo.InProgress}}
+	if r := edit(0, plan); r.err != nil || !strings.Contains(r.stdout, `"seq": 1`) {
+		t.Fatalf("todo_edit at seq 0: %v\n%s", r.err, r.output())
+	}
+	r = edit(0, []todo.Item{{Content: "Overwrite it", Status: todo.Pending}})
+	if want := "todo_edit conflict: expectedSeq is 0 but the plan is at seq 1"; r.err == nil || !slices.ContainsFunc(logMessages(r.stderr), func(m string) bool {
+		return strings.Contains(m, want)
+	}) {
+		t.Fatalf("a stale todo_edit did not report %q:\n%s", want, r.output())
+	}
+	var editHistory []todo.Snapshot
+	c.query(&editHistory, "--workflow-id", edited, "--type", contract.QueryTodoHistory)
+	if len(editHistory) != 1 || editHistory[0].Source.Kind != todo.SourceEdit || editHistory[0].Source.Note != "from the CLI" ||
+		editHistory[0].Source.By != "" || editHistory[0].Change == nil || len(editHistory[0].Change.Added) != 1 {
+		t.Fatalf("todo_history after the CLI's edits: %+v", editHistory)
+	}
+	var diff struct {
+		Change todo.Change `json:"change"`
+	}
+	c.query(&diff, "--workflow-id", edited, "--type", contract.QueryTodoDiff, "--input", `{"fromSeq":0,"toSeq":1}`)
+	if len(diff.Change.Added) != 1 || diff.Change.Added[0].Content != "Review the plan" {
+		t.Fatalf("todo_diff from the CLI: %+v", diff)
+	}
 }
 
 // logMessages is the msg of every JSON log record in the CLI's output.

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/identity"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -30,13 +31,17 @@ type Session struct {
 	// WriteBudget bounds Write, retries included; zero means two minutes,
 	// what a healthy server needs.
 	WriteBudget time.Duration
+	// As is who the session's updates say they come from (the
+	// contract.HeaderWriter header, sent when C has identity.Propagator);
+	// empty sends none.
+	As string
 }
 
 // callTimeout bounds one call that is not the subject of a test.
 const callTimeout = time.Minute
 
 func (s Session) ctx() context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(identity.With(context.Background(), s.As), callTimeout)
 	s.T.Cleanup(cancel)
 	return ctx
 }
@@ -71,11 +76,22 @@ const (
 // deadline exceeded" or, when the server cut its long poll just before the
 // deadline, a stream cancelled by the server).
 func (s Session) WriteOnce(updateID, args string, limit time.Duration) (res todo.WriteResult, timedOut bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	ctx, cancel := context.WithTimeout(identity.With(context.Background(), s.As), limit)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	res, err = Write(ctx, s.C, s.ID, updateID, []byte(args))
 	return res, err != nil && time.Until(deadline) < deadlineMargin, err
+}
+
+// Edit sends a todo_edit with raw JSON arguments ({"todos":[...],
+// "expectedSeq":N,"note":"..."}), with a new update ID when updateID is empty.
+func (s Session) Edit(updateID, args string) (todo.WriteResult, error) {
+	if updateID == "" {
+		updateID = uuid.NewString()
+	}
+	var res todo.WriteResult
+	err := Update(s.ctx(), s.C, s.ID, updateID, contract.UpdateTodoEdit, []byte(args), &res)
+	return res, err
 }
 
 // MustWrite is Write for the steps that are not what a test is about.

@@ -1,0 +1,33 @@
+package workflows
+
+import (
+	"unicode/utf8"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+// writerOf reads the identity an update's sender declared in the
+// contract.HeaderWriter header: a JSON string as our client and the SDKs'
+// default converters write it, or plain text from a program that sets the
+// payload by hand. It is what the sender claims, unchecked; empty when the
+// header is absent. Reading it issues no command: the header is part of the
+// update's history event, so replay reads the same.
+func writerOf(ctx workflow.Context) string {
+	p := interceptor.WorkflowHeader(ctx)[contract.HeaderWriter]
+	if p == nil {
+		return ""
+	}
+	var name string
+	if err := converter.GetDefaultDataConverter().FromPayload(p, &name); err != nil {
+		if !utf8.Valid(p.GetData()) {
+			return ""
+		}
+		name = string(p.GetData())
+	}
+	return todo.CleanWriter(name)
+}
