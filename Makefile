@@ -35,6 +35,7 @@ unit:
 fuzz:
 	go test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=20s ./todo
 	go test -run='^$$' -fuzz='^FuzzParseLimits$$' -fuzztime=20s ./todo
+	go test -run='^$$' -fuzz='^FuzzParseEdit$$' -fuzztime=20s ./todo
 
 # Debian's PostgreSQL for the benchmark's production-visibility-store row.
 bench: /usr/bin/pg_ctlcluster

@@ -40,7 +40,9 @@ func TestSQLitePragmasAreChecked(t *testing.T) {
 // rollback modes read as "delete" from a fresh connection).
 func journalMode(t *testing.T, file string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro")
+	// busy_timeout: in rollback mode a reader waits while the running
+	// server writes.
+	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
