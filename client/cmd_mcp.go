@@ -45,6 +45,9 @@ started. Writes name their writer "mcp:<the client's name>".`,
   claude mcp add agent-todos -- go run ./client mcp --session demo`,
 		Args: positional(false),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if poll <= 0 {
+				return usageErrorf("--poll must be positive (got %s)", poll)
+			}
 			c, err := a.connect()
 			if err != nil {
 				return err
