@@ -246,6 +246,11 @@ func TestMCPInMemoryWriteReadAndErrors(t *testing.T) {
 	if !b.Started || !strings.Contains(m.cs.InitializeResult().Instructions, b.ID) {
 		t.Errorf("a new session %q should be started and named in the instructions: %q", b.ID, m.cs.InitializeResult().Instructions)
 	}
+	// The SDK's client offers the sessionless revision first and falls
+	// back to the newest one with sessions.
+	if v := m.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("negotiated %q, want 2025-11-25", v)
+	}
 	checkWriteReadAndErrors(t, h, m, b.ID)
 }
 
