@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,11 +51,37 @@ func (s *Sessions) HTTPHandler() http.Handler {
 		switch {
 		case id != "":
 			r = r.WithContext(context.WithValue(r.Context(), bindingKey{}, id))
-		case r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "":
+		case r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && isInitialize(r):
 			// A new MCP session that named no agent session gets a new
 			// one, chosen here once: the SDK asks for the server twice.
 			r = r.WithContext(context.WithValue(r.Context(), bindingKey{}, s.opts.NewSessionID()))
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// maxInitializeBytes bounds how much of a request is read to see whether it
+// is an initialize; a real one is a few hundred bytes.
+const maxInitializeBytes = 64 << 10
+
+// isInitialize says whether the request opens an MCP session. Only that one
+// gets a new agent session: a client probing first with the sessionless
+// revision's server/discover (as the Go SDK's does) must not start a
+// session nobody will use. The body is put back for the SDK to read.
+func isInitialize(r *http.Request) bool {
+	if r.Body == nil {
+		return false
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxInitializeBytes))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(head, &msg) == nil && msg.Method == "initialize"
 }

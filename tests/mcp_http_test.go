@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,10 +118,23 @@ func TestMCPStreamableHTTP(t *testing.T) {
 func TestMCPStreamableHTTPNewSessionAndHeader(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
-	addr, _ := serveMCPHTTP(t, h.mcpSessions(), "127.0.0.1:0")
+	var mu sync.Mutex
+	var bound []string
+	sessions := h.mcpSessionsWith(func(b *mcpserver.Bound) {
+		mu.Lock()
+		defer mu.Unlock()
+		bound = append(bound, b.ID)
+	})
+	addr, _ := serveMCPHTTP(t, sessions, "127.0.0.1:0")
 	endpoint := "http://" + addr + "/mcp"
 	a := connectHTTP(t, endpoint, nil)
 	id := boundSession(t, a)
+	mu.Lock()
+	// The client's first probe (server/discover) starts nothing.
+	if !reflect.DeepEqual(bound, []string{id}) {
+		t.Errorf("connecting one client bound %v, want only %s", bound, id)
+	}
+	mu.Unlock()
 	t.Cleanup(func() { _ = h.c.CancelWorkflow(context.Background(), id, "") })
 	if text, _ := a.write(`{"todos":[{"content":"Plan the work","status":"in_progress"}]}`); text != "Updated todo list: 0 pending, 1 in progress, 0 completed." {
 		t.Fatal(text)

@@ -38,8 +38,11 @@ func newMCPClient(t testing.TB, name string) (*mcp.Client, chan string) {
 
 // mcpSessions is the MCP server of the harness's sessions, polling fast so
 // tests hear of changes quickly.
-func (h *harness) mcpSessions() *mcpserver.Sessions {
-	s := mcpserver.New(mcpserver.Options{Client: h.c, TaskQueue: h.queue, Poll: 50 * time.Millisecond})
+func (h *harness) mcpSessions() *mcpserver.Sessions { return h.mcpSessionsWith(nil) }
+
+// mcpSessionsWith also tells onBind of each session a server is bound to.
+func (h *harness) mcpSessionsWith(onBind func(*mcpserver.Bound)) *mcpserver.Sessions {
+	s := mcpserver.New(mcpserver.Options{Client: h.c, TaskQueue: h.queue, Poll: 50 * time.Millisecond, OnBind: onBind})
 	h.t.Cleanup(s.Close)
 	return s
 }
