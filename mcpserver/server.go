@@ -108,15 +108,24 @@ func (s *Sessions) Bind(ctx context.Context, id string) (*Bound, error) {
 		id = s.opts.NewSessionID()
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if b, ok := s.servers[id]; ok {
+	b, ok := s.servers[id]
+	s.mu.Unlock()
+	if ok {
 		return b, nil
 	}
+	// Temporal is asked without the lock held: over HTTP every request
+	// looks its server up here, and one slow start must not stall them.
+	// Two first binds of one ID both ask; the first server stored wins.
 	started, err := s.ensureSession(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("session %q: %w", id, err)
 	}
-	b := &Bound{ID: id, Started: started, sessions: s}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.servers[id]; ok {
+		return b, nil
+	}
+	b = &Bound{ID: id, Started: started, sessions: s}
 	b.Server = mcp.NewServer(&mcp.Implementation{Name: "agent-todos", Title: "Durable agent todos", Version: cmp.Or(s.opts.Version, "dev")}, &mcp.ServerOptions{
 		Instructions:              instructions(id),
 		Logger:                    s.opts.Logger,
