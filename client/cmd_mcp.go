@@ -42,7 +42,8 @@ started. Writes name their writer "mcp:<the client's name>".`,
 		Example: `  client mcp                          # stdio, a new session
   client mcp --session demo           # stdio, the plan of session demo
   client mcp --http 127.0.0.1:8390    # streamable HTTP at http://127.0.0.1:8390/mcp
-  claude mcp add agent-todos -- go run ./client mcp --session demo`,
+  go build -o ~/.local/bin/agent-todos ./client     # once, so agents run it from any directory
+  claude mcp add agent-todos -- agent-todos mcp --session demo`,
 		Args: positional(false),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if poll <= 0 {
