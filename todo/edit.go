@@ -2,6 +2,7 @@ package todo
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -115,8 +116,12 @@ func splitEdit(raw []byte) (rest, seq, note []byte, ok bool) {
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, nil, nil, false
 	}
-	if _, err := dec.ReadToken(); err == nil {
-		return nil, nil, nil, false // something after the object
+	// Only the end of the input may follow the object: another value, or
+	// bytes that are not JSON at all (a read error of its own, which must
+	// not pass for the end; the session decodes an accepted edit with
+	// encoding/json, which rejects both).
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, nil, nil, false
 	}
 	return append(out, '}'), seq, note, true
 }

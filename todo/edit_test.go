@@ -14,6 +14,7 @@ func TestParseEdit(t *testing.T) {
 		`nope`:                                                                   "invalid todos: `todos` must be an array",
 		`{"expectedSeq":1,"expectedSeq":2}`:                                      "invalid todos: `todos` must be an array",
 		`{"todos":[],"expectedSeq":1} {}`:                                        "invalid todos: `todos` must be an array",
+		`{"todos":[],"expectedSeq":0}A`:                                          "invalid todos: `todos` must be an array", // found by FuzzParseEdit
 		`{"todos":[{}],"expectedSeq":1}`:                                         "invalid todo: `content` must be a non-empty string",
 		`{"todos":[],"b":1,"a":2,"expectedSeq":1}`:                               `invalid todos: unknown key "a"`,
 		`{"todos":[],"expectedSeq":"1"}`:                                         "invalid edit: `expectedSeq` must be a non-negative integer",

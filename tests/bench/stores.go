@@ -46,6 +46,7 @@ func (b *bench) stores() error {
 	}{
 		{"SQLite, rollback journal, synchronous=FULL (the plugin's defaults, this project's before)", crashAndPower,
 			embedded.Options{SQLite: pragmas("journal_mode", "delete", "synchronous", "full")}, false},
+		{"SQLite, WAL, synchronous=EXTRA", crashAndPower, embedded.Options{SQLite: pragmas("synchronous", "extra")}, false},
 		{"SQLite, WAL, synchronous=FULL", crashAndPower, embedded.Options{SQLite: pragmas("synchronous", "full")}, false},
 		{"SQLite, WAL, synchronous=NORMAL (the default now)", crashOnly, embedded.Options{}, false},
 		{"SQLite, WAL, synchronous=NORMAL, 4 connections", crashOnly, embedded.Options{SQLite: embedded.SQLiteOptions{MaxConns: 4}}, false},
