@@ -75,15 +75,10 @@ or text: the item's exact content, or a part of it that only one item has.`,
 			Args: positional(true, "SESSION", "ITEM"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				ref := strings.Join(args[1:], " ")
-				return a.changeItem(cmd.Context(), args[0], note, func(items []todo.Item) ([]todo.Item, error) {
-					i, err := findItem(items, ref)
-					if err != nil {
-						return nil, err
-					}
-					items = slices.Clone(items)
+				return a.changeItem(cmd.Context(), args[0], note, onItem(ref, func(items []todo.Item, i int) []todo.Item {
 					items[i].Status = to
-					return items, nil
-				})
+					return items
+				}))
 			},
 		}
 	}
@@ -92,13 +87,9 @@ or text: the item's exact content, or a part of it that only one item has.`,
 		Args: positional(true, "SESSION", "ITEM"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref := strings.Join(args[1:], " ")
-			return a.changeItem(cmd.Context(), args[0], note, func(items []todo.Item) ([]todo.Item, error) {
-				i, err := findItem(items, ref)
-				if err != nil {
-					return nil, err
-				}
-				return slices.Delete(slices.Clone(items), i, i+1), nil
-			})
+			return a.changeItem(cmd.Context(), args[0], note, onItem(ref, func(items []todo.Item, i int) []todo.Item {
+				return slices.Delete(items, i, i+1)
+			}))
 		},
 	}
 	move := &cobra.Command{
@@ -109,21 +100,29 @@ or text: the item's exact content, or a part of it that only one item has.`,
 			if err != nil || to < 1 {
 				return usageErrorf("POSITION %q: want a number, 1 for the first place", args[2])
 			}
-			return a.changeItem(cmd.Context(), args[0], note, func(items []todo.Item) ([]todo.Item, error) {
-				i, err := findItem(items, args[1])
-				if err != nil {
-					return nil, err
-				}
+			return a.changeItem(cmd.Context(), args[0], note, onItem(args[1], func(items []todo.Item, i int) []todo.Item {
 				it := items[i]
-				items = slices.Delete(slices.Clone(items), i, i+1)
-				return slices.Insert(items, min(to-1, len(items)), it), nil
-			})
+				items = slices.Delete(items, i, i+1)
+				return slices.Insert(items, min(to-1, len(items)), it)
+			}))
 		},
 	}
 	cmd.AddCommand(add, mark("start", "Mark an item in progress", todo.InProgress),
 		mark("complete", "Mark an item completed", todo.Completed),
 		mark("reopen", "Mark an item pending again", todo.Pending), remove, move)
 	return cmd
+}
+
+// onItem is the change of the one item ref names: change gets a copy of the
+// plan and that item's index.
+func onItem(ref string, change func(items []todo.Item, i int) []todo.Item) itemChange {
+	return func(items []todo.Item) ([]todo.Item, error) {
+		i, err := findItem(items, ref)
+		if err != nil {
+			return nil, err
+		}
+		return change(slices.Clone(items), i), nil
+	}
 }
 
 // changeItem is a conflict-checked read-modify-write: read the plan, change

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"go.temporal.io/server/common/config"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
@@ -39,24 +38,31 @@ func (b *bench) stores() error {
 		crashOnly     = "process crash; a power loss may undo the last commits"
 		crashOnlyRisk = "process crash; a power loss may corrupt the file"
 	)
+	// visibility: where the variant keeps visibility besides the main file.
+	const (
+		inMainFile = ""
+		secondFile = "sqlite"
+		onPostgres = "postgres"
+	)
 	variants := []struct {
 		name, durable string
 		opts          embedded.Options
-		postgres      bool
+		visibility    string
 	}{
 		{"SQLite, rollback journal, synchronous=FULL (the plugin's defaults, this project's before)", crashAndPower,
-			embedded.Options{SQLite: pragmas("journal_mode", "delete", "synchronous", "full")}, false},
-		{"SQLite, WAL, synchronous=EXTRA", crashAndPower, embedded.Options{SQLite: pragmas("synchronous", "extra")}, false},
-		{"SQLite, WAL, synchronous=FULL", crashAndPower, embedded.Options{SQLite: pragmas("synchronous", "full")}, false},
-		{"SQLite, WAL, synchronous=NORMAL (the default now)", crashOnly, embedded.Options{}, false},
-		{"SQLite, WAL, synchronous=NORMAL, 4 connections", crashOnly, embedded.Options{SQLite: embedded.SQLiteOptions{MaxConns: 4}}, false},
-		{"SQLite, WAL, synchronous=OFF", crashOnlyRisk, embedded.Options{SQLite: pragmas("synchronous", "off")}, false},
-		{"SQLite (WAL, NORMAL) with visibility in a second SQLite file (WAL, NORMAL)", crashOnly, embedded.Options{}, false},
-		{"SQLite (WAL, NORMAL) with visibility on PostgreSQL %s (Debian, its defaults: fsync on)", crashOnly + " (SQLite); PostgreSQL: both", embedded.Options{}, true},
+			embedded.Options{SQLite: pragmas("journal_mode", "delete", "synchronous", "full")}, inMainFile},
+		{"SQLite, WAL, synchronous=EXTRA", crashAndPower, embedded.Options{SQLite: pragmas("synchronous", "extra")}, inMainFile},
+		{"SQLite, WAL, synchronous=FULL", crashAndPower, embedded.Options{SQLite: pragmas("synchronous", "full")}, inMainFile},
+		{"SQLite, WAL, synchronous=NORMAL (the default now)", crashOnly, embedded.Options{}, inMainFile},
+		{"SQLite, WAL, synchronous=NORMAL, 4 connections", crashOnly, embedded.Options{SQLite: embedded.SQLiteOptions{MaxConns: 4}}, inMainFile},
+		{"SQLite, WAL, synchronous=OFF", crashOnlyRisk, embedded.Options{SQLite: pragmas("synchronous", "off")}, inMainFile},
+		{"SQLite (WAL, NORMAL) with visibility in a second SQLite file (WAL, NORMAL)", crashOnly, embedded.Options{}, secondFile},
+		{"SQLite (WAL, NORMAL) with visibility on PostgreSQL %s (Debian, its defaults: fsync on)", crashOnly + " (SQLite); PostgreSQL: both", embedded.Options{}, onPostgres},
 	}
 	for _, v := range variants {
 		res := storeResult{name: v.name, durable: v.durable}
-		if v.postgres {
+		switch v.visibility {
+		case onPostgres:
 			pg, err := findPostgres()
 			if err == nil {
 				res.name = fmt.Sprintf(v.name, pg.version)
@@ -72,8 +78,7 @@ func (b *bench) stores() error {
 				b.r.stores = append(b.r.stores, res)
 				continue
 			}
-		}
-		if strings.Contains(v.name, "second SQLite file") {
+		case secondFile:
 			dir, err := os.MkdirTemp("", "bench-visibility-")
 			if err == nil {
 				defer os.RemoveAll(dir)
