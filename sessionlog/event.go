@@ -30,6 +30,10 @@ const (
 	// UserRejected records a user_message signal that was not queued (empty
 	// or too long); data: UserRejectedData.
 	UserRejected Type = "user/rejected"
+	// NotifyDelivered and NotifyGivenUp record what became of a notification
+	// to a subscriber; data: NotifyData.
+	NotifyDelivered Type = "notify/delivered"
+	NotifyGivenUp   Type = "notify/given_up"
 )
 
 // Event is one entry of the log. Data's shape depends on Type (see the
@@ -113,4 +117,14 @@ type TodoReminderData struct {
 	// Changes are the writes from outside since the model's previous
 	// request, oldest first: who made them and why, for the model to read.
 	Changes []todo.Source `json:"changes,omitempty"`
+}
+
+// NotifyData is the data of notify/delivered and notify/given_up: the
+// subscriber, the change's seq, and the last attempt's answer or error.
+type NotifyData struct {
+	Subscriber string `json:"subscriber"`
+	Seq        int64  `json:"seq"`
+	Attempts   int32  `json:"attempts,omitempty"`
+	Status     int    `json:"status,omitempty"`
+	Error      string `json:"error,omitempty"`
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/durabletodos/agenttodos/activities"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/identity"
+	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/payloads"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
@@ -65,6 +66,8 @@ type harnessOptions struct {
 	register func(worker.Registry)
 	// client talks to another cluster than the shared one.
 	client client.Client
+	// secrets are the worker's webhook secrets.
+	secrets *notify.Secrets
 }
 
 func newHarness(t testing.TB, o harnessOptions) *harness {
@@ -76,7 +79,7 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	h := &harness{t: t, c: c, queue: fmt.Sprintf("agent-sessions-%s-%d", t.Name(), queueCounter.Add(1))}
 	h.worker = worker.New(h.c, h.queue, worker.Options{})
 	workflows.Register(h.worker,
-		&workflows.Config{Limits: o.limits, SearchAttributes: true},
+		&workflows.Config{Limits: o.limits, SearchAttributes: true, WebhookSecrets: o.secrets},
 		&activities.Todos{Limits: o.limits},
 		&activities.Models{Client: h.c, Config: o.models})
 	if o.register != nil {

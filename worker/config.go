@@ -21,6 +21,8 @@ type config struct {
 	LogLevel  string
 	// StopTimeout is how long SIGINT or SIGTERM waits for running tasks.
 	StopTimeout time.Duration
+	// WebhookSecrets is the file of the keys that sign notifications.
+	WebhookSecrets string
 
 	// Embedded server, used only when no Temporal address is configured.
 	DataDir         string
@@ -43,6 +45,7 @@ func parseConfig(args []string) (config, error) {
 		return c, err
 	}
 	fs.DurationVar(&c.StopTimeout, "stop-timeout", stopTimeout, "how long a stopping worker lets running tasks finish")
+	fs.StringVar(&c.WebhookSecrets, "webhook-secrets", envOr("AGENT_WEBHOOK_SECRETS", ""), "file of name=secret lines (mode 0600): the keys subscribers' notifications are signed with")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("AGENT_DATA_DIR", defaultDataDir()), "embedded server: directory of its SQLite file")
 	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", contract.DefaultFrontendAddress), "embedded server: gRPC frontend address")
 	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", contract.DefaultUIAddress), `embedded server: Web UI address ("-" for none)`)

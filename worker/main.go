@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -27,6 +28,13 @@ func run() error {
 	cfg, err := parseConfig(os.Args[1:])
 	if err != nil {
 		return err
+	}
+	// A bad secrets file stops the worker before it starts anything.
+	var secrets *notify.Secrets
+	if cfg.WebhookSecrets != "" {
+		if secrets, err = notify.LoadSecrets(cfg.WebhookSecrets); err != nil {
+			return err
+		}
 	}
 	logger, sync := newLogger(cfg.LogLevel)
 	defer sync()
@@ -43,6 +51,7 @@ func run() error {
 	sessions := &workflows.Config{
 		Limits:           cfg.Limits,
 		SearchAttributes: searchAttributesRegistered(ctx, conn.Client, conn.Namespace, logger),
+		WebhookSecrets:   secrets,
 	}
 	w := worker.New(conn.Client, cfg.TaskQueue, worker.Options{WorkerStopTimeout: cfg.StopTimeout})
 	workflows.Register(w, sessions,

@@ -54,6 +54,9 @@ func (s *session) carry() *Carry {
 	for _, src := range c.Outside {
 		used += sourceBytes(src)
 	}
+	subs, subsBytes := s.subscribersToCarry()
+	c.Subscribers = subs
+	used += subsBytes
 	c.Snapshots = s.snapshotsToCarry(carryBudget - used)
 	return c
 }

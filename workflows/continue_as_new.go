@@ -84,7 +84,9 @@ func (s *session) continueAsNew(ctx workflow.Context) (Summary, error) {
 func (s *session) conversationToCarry() []sessionlog.Event {
 	var out []sessionlog.Event
 	for _, e := range s.log[s.windowStart():] {
-		if e.Type != sessionlog.TodoWrite && e.Type != sessionlog.TodoRejected {
+		switch e.Type {
+		case sessionlog.TodoWrite, sessionlog.TodoRejected, sessionlog.NotifyDelivered, sessionlog.NotifyGivenUp:
+		default:
 			out = append(out, e)
 		}
 	}

@@ -48,6 +48,11 @@ func (s *session) registerHandlers(ctx workflow.Context) error {
 			return err
 		}
 	}
+	if s.notify {
+		if err := s.registerNotifyHandlers(ctx); err != nil {
+			return err
+		}
+	}
 	s.todoWriteSignals = workflow.GetSignalChannel(ctx, contract.SignalTodoWrite)
 	s.userMessageSignals = workflow.GetSignalChannel(ctx, contract.SignalUserMessage)
 	if s.integrity {

@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -31,6 +32,11 @@ type SessionInput struct {
 	// ContinueAsNewAfterEvents continues the session as new once its history
 	// holds this many events, even before Temporal suggests it (default 10000).
 	ContinueAsNewAfterEvents int `json:"continueAsNewAfterEvents,omitempty"`
+	// Subscribers are webhooks told of the session's changes from its start
+	// (the subscribe and unsubscribe updates change them later). Their
+	// secretName must be in the worker's webhook secrets file, or their
+	// notifications are given up.
+	Subscribers []notify.Subscriber `json:"subscribers,omitempty"`
 
 	// Carry is what a previous run hands to the next one on continue-as-new.
 	Carry *Carry `json:"carry,omitempty"`
@@ -67,6 +73,9 @@ type Carry struct {
 	// Outside holds the writes from outside the model has not been told of
 	// yet (at most maxOutsideKept), so its next request names their writers.
 	Outside []todo.Source `json:"outside,omitempty"`
+	// Subscribers are the session's webhooks, each with the notifications
+	// it has yet to get (the one in flight first: it is sent again).
+	Subscribers []CarriedSubscriber `json:"subscribers,omitempty"`
 
 	// Current and History are how runs before changeSessionIntegrity carried
 	// the list; a run still reads them.

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"github.com/durabletodos/agenttodos/notify"
+
 	"fmt"
 	"time"
 
@@ -65,6 +67,9 @@ func (in SessionInput) validate() error {
 				fmt.Sprintf("invalid session input: %s must be %s (got %v)", c.field, c.bound, c.got),
 				ErrTypeInvalidSessionInput, nil)
 		}
+	}
+	if err := notify.CheckAll(in.Subscribers); err != nil {
+		return temporal.NewNonRetryableApplicationError("invalid session input: "+err.Error(), ErrTypeInvalidSessionInput, nil)
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ func Register(r worker.Registry, cfg *Config, todos *activities.Todos, models *a
 	RegisterWorkflow(r, cfg)
 	r.RegisterActivityWithOptions(todos.TodoWrite, activity.RegisterOptions{Name: contract.ActivityTodoWrite})
 	r.RegisterActivityWithOptions(models.ModelTurn, activity.RegisterOptions{Name: contract.ActivityModelTurn})
+	webhooks := &activities.Webhooks{Secrets: cfg.WebhookSecrets}
+	r.RegisterActivityWithOptions(webhooks.DeliverNotification, activity.RegisterOptions{Name: contract.ActivityDeliverNotification})
 }
 
 // RegisterWorkflow registers only the workflow, for a replayer.

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -20,6 +21,9 @@ type Config struct {
 	// TodoCompleted are registered on the namespace. Upserting an unregistered
 	// one fails every workflow task, so the worker checks at start-up.
 	SearchAttributes bool
+	// WebhookSecrets are the keys subscribers may name to sign their
+	// notifications; the subscribe update refuses any other name.
+	WebhookSecrets *notify.Secrets
 }
 
 // Summary is what a finished session returns; a cancelled session returns it
@@ -74,6 +78,9 @@ func (s *session) finish(ctx workflow.Context, cause error) (Summary, error) {
 		s.takeSignals(done)
 	}
 	_ = workflow.Await(done, func() bool { return workflow.AllHandlersFinished(done) && s.signalsInFlight == 0 })
+	if s.notify {
+		s.flushNotifications(done)
+	}
 	if temporal.IsCanceledError(cause) {
 		workflow.GetLogger(ctx).Info("Session cancelled", "seq", s.seq)
 		return Summary{}, temporal.NewCanceledError(s.summary())
@@ -98,6 +105,9 @@ type session struct {
 	integrity bool
 	// steer is changeSteer's: todo_edit, named writers, checked model writes.
 	steer bool
+	// notify is changeNotify's: webhook subscribers and their deliveries.
+	notify bool
+	subs   []*subscription
 
 	seq, startSeq int64
 	current       todo.State
@@ -144,6 +154,7 @@ func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, e
 	s.current = todo.State{Todos: []todo.Item{}}
 	s.integrity = integrityVersion(ctx)
 	s.steer = s.integrity && steerVersion(ctx)
+	s.notify = s.steer && notifyVersion(ctx)
 	// A session's input is checked when it starts; a carried input was
 	// checked then (or predates the check, and is clamped by withDefaults).
 	if s.integrity && in.Carry == nil {
@@ -163,7 +174,10 @@ func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, e
 		// Nobody waits on the first prompt: a start request returns at once.
 		s.inbox = append(s.inbox, &prompt{text: in.Prompt, waited: !s.integrity})
 	}
-	s.in.Carry = nil
+	if s.notify {
+		s.startSubscribers(ctx, in)
+	}
+	s.in.Carry, s.in.Subscribers = nil, nil
 	s.startSeq = s.seq
 	// Whether search attributes exist is a fact about the cluster, not the
 	// workflow: record it once per run so a replay decides the same way.

@@ -160,7 +160,11 @@ func decodeAccepted(args string) ([]todo.Item, error) {
 func (s *session) apply(ctx workflow.Context, items []todo.Item, counts todo.Counts, src todo.Source) int64 {
 	seq := s.appendEvent(ctx, sessionlog.TodoWrite, sessionlog.TodoWriteData{Todos: items, Source: src})
 	now := workflow.Now(ctx)
+	before := s.current
 	s.current = todo.State{Todos: items, Counts: counts, Seq: seq, UpdatedAt: now}
+	if s.notify {
+		s.notifyChange(ctx, before.Todos, before.Seq, s.current, src)
+	}
 	s.history = append(s.history, todo.Snapshot{Seq: seq, Todos: items, Counts: counts, At: now, Source: src})
 	if src.Kind != todo.SourceModel {
 		s.remind = sessionlog.ReminderChangedOutside

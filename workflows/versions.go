@@ -22,6 +22,12 @@ const (
 	// against the plan it last saw, rejected with the current list when a
 	// person or program changed the plan since.
 	changeSteer = "steer-edits"
+
+	// changeNotify covers: webhook subscribers (from the session input and
+	// the subscribe and unsubscribe updates), the DeliverNotification
+	// activities that tell them of accepted changes, and the subscribers
+	// and their pending notifications carried across continue-as-new.
+	changeNotify = "notify"
 )
 
 // integrityVersion is decided once per run, at its start.
@@ -32,4 +38,9 @@ func integrityVersion(ctx workflow.Context) bool {
 // steerVersion is decided once per run, at its start, after integrityVersion.
 func steerVersion(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeSteer, workflow.DefaultVersion, 1) >= 1
+}
+
+// notifyVersion is decided once per run, at its start, after steerVersion.
+func notifyVersion(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeNotify, workflow.DefaultVersion, 1) >= 1
 }
