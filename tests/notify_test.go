@@ -101,6 +101,7 @@ func TestNotificationsAreSignedFilteredAndInOrder(t *testing.T) {
 			t.Errorf("subscriber %s still has %d pending", st.ID, st.Pending)
 		}
 	}
+	h.replay(id)
 }
 
 func TestNotificationsAreRetriedUntilTheReceiverAnswers(t *testing.T) {
@@ -214,6 +215,7 @@ func TestNotificationsAreGivenUpAndTheSessionGoesOn(t *testing.T) {
 		t.Fatalf("plan at seq %d, want %d", st.Seq, w.Seq)
 	}
 	s.MustWrite("", listArgs("completed:Ship it"))
+	h.replay(id)
 }
 
 func TestSubscribeContract(t *testing.T) {
@@ -274,6 +276,7 @@ func TestSubscribeContract(t *testing.T) {
 		t.Fatalf("%d subscribers", got)
 	}
 	s.MustWrite("", listArgs("pending:Still here"))
+	h.replay(id)
 
 	// A session whose input names a bad subscriber does not start.
 	bad := uniqueID("notify-bad-input")
