@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/todo"
 	"github.com/durabletodos/agenttodos/workflows"
@@ -232,6 +233,16 @@ func (b *bench) updateLatency() error {
 	if err := b.startNoop(base); err != nil {
 		return err
 	}
+	// A third session has a webhook subscriber told of every write: the
+	// write must not wait for its delivery.
+	rcv := newReceiver()
+	defer rcv.Close()
+	subscribed := "lat-subscribed"
+	if err := b.startSession(subscribed, workflows.SessionInput{Subscribers: []notify.Subscriber{
+		{ID: "bench", URL: rcv.URL, SecretName: benchSecretName},
+	}}); err != nil {
+		return err
+	}
 	args := func(k int) []byte { return benchList(k) }
 	b.r.listBytes = len(benchList(1))
 	var discard latencies
@@ -240,6 +251,9 @@ func (b *bench) updateLatency() error {
 			return err
 		}
 		if err := discard.time(func() error { return b.noopWrite(base, args(k)) }); err != nil {
+			return err
+		}
+		if err := discard.time(func() error { _, err := b.write(subscribed, args(k)); return err }); err != nil {
 			return err
 		}
 	}
@@ -251,7 +265,11 @@ func (b *bench) updateLatency() error {
 		if err := b.r.updBase.time(func() error { return b.noopWrite(base, a) }); err != nil {
 			return err
 		}
+		if err := b.r.updSubscribed.time(func() error { _, err := b.write(subscribed, a); return err }); err != nil {
+			return err
+		}
 	}
+	b.r.delivered = rcv.count()
 	return nil
 }
 

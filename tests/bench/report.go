@@ -24,6 +24,10 @@ type report struct {
 
 	listBytes        int
 	updOurs, updBase latencies
+	// updSubscribed is todo_write on a session with one webhook subscriber;
+	// delivered counts the POSTs its receiver answered.
+	updSubscribed latencies
+	delivered     int64
 
 	qOne, qBase, qMany latencies
 	manySeq            int64
@@ -94,6 +98,10 @@ func (r *report) markdown() string {
 		len(r.updOurs), r.opts.warmup, ms(r.updOurs.p50()), ms(r.updBase.p50()), updRatio, targetUpdateRatio, met(updRatio <= targetUpdateRatio))
 	p("| `todo_write` update round trip, p99 | %s | %s | %.2fx | (p50 ratio is the target) | — |\n",
 		ms(r.updOurs.p99()), ms(r.updBase.p99()), ratio(float64(r.updOurs.p99()), float64(r.updBase.p99())))
+
+	subRatio := ratio(float64(r.updSubscribed.p50()), float64(r.updBase.p50()))
+	p("| `todo_write` update round trip with one webhook subscriber, p50 (interleaved with the two above; %d notifications delivered) | %s | %s (no-op update) | %.2fx | ≤ %.1fx | %s |\n",
+		r.delivered, ms(r.updSubscribed.p50()), ms(r.updBase.p50()), subRatio, targetUpdateRatio, met(subRatio <= targetUpdateRatio))
 
 	qRatio := ratio(float64(r.qOne.p50()), float64(r.qBase.p50()))
 	p("| `todos` query, p50 (%d sequential; session after 1 write) | %s | %s (no-op query) | %.2fx | ≤ %.1fx | %s |\n",

@@ -68,7 +68,7 @@ func startStack(opts embedded.Options, inMemory bool, logger *slog.Logger) (_ *s
 	limits := todo.Limits{}
 	s.w = worker.New(s.c, contract.TaskQueue, worker.Options{})
 	workflows.Register(s.w,
-		&workflows.Config{Limits: limits, SearchAttributes: searchAttributesRegistered(ctx, s.c, s.srv.Namespace())},
+		&workflows.Config{Limits: limits, SearchAttributes: searchAttributesRegistered(ctx, s.c, s.srv.Namespace()), WebhookSecrets: benchSecrets},
 		&activities.Todos{Limits: limits},
 		&activities.Models{Client: s.c, Config: activities.ModelConfigFromEnv()})
 	s.w.RegisterWorkflowWithOptions(benchNoop, workflow.RegisterOptions{Name: noopWorkflowType})
