@@ -139,8 +139,10 @@ func TestModelTurnSendsTheConversationAndReturnsToolCalls(t *testing.T) {
 		t.Fatalf("model %v tool_choice %v", req["model"], req["tool_choice"])
 	}
 	reminder := sessionlog.Reminder(sessionlog.TodoReminderData{Reason: sessionlog.ReminderChangedOutside, Todos: modelPlan})
-	if !strings.Contains(reminder, `"Fix <the> bug"`) {
-		t.Fatalf("reminder escapes the content: %s", reminder)
+	// "<the>" could pass for a tag: it reaches the model escaped, the same
+	// string to a JSON reader.
+	if !strings.Contains(reminder, `"Fix \u003cthe> bug"`) {
+		t.Fatalf("reminder does not escape the tag: %s", reminder)
 	}
 	wantMsgs := []any{
 		map[string]any{"role": "system", "content": "You are a careful agent."},

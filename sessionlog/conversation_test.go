@@ -103,7 +103,7 @@ func TestReminderTexts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got := Messages("", convLog(t, TodoReminder, TodoReminderData{Reason: tc.reason, Todos: items}))
-		want := "<system-reminder>\n" + tc.why + "\n" + list + "\n</system-reminder>"
+		want := "<system-reminder>\n" + tc.why + "\n" + reminderData + "\n" + list + "\n</system-reminder>"
 		checkMessages(t, got, []Message{{Role: RoleUser, Content: want}})
 		if Reminder(TodoReminderData{Reason: tc.reason, Todos: items}) != want {
 			t.Fatalf("Reminder disagrees with Messages for %s", tc.reason)

@@ -80,10 +80,12 @@ func ErrorMessage(err error) string {
 
 // quote renders a key or content the way a JSON runtime would (JSON.stringify),
 // so messages read the same to the model whichever runtime produced them.
+// Its tags are escaped (EscapeTags): the quoted text goes back to the model,
+// and a "</system-reminder>" in it must read as text, not as a frame.
 func quote(s string) string {
 	b, err := jsontext.AppendQuote(make([]byte, 0, len(s)+2), s)
 	if err != nil {
-		return strconv.Quote(s)
+		return EscapeTags(strconv.Quote(s))
 	}
-	return string(b)
+	return EscapeTags(string(b))
 }

@@ -38,5 +38,7 @@ func StaleWriteResult(err error, current []Item) string {
 	_ = enc.Encode(struct {
 		Todos []Item `json:"todos"`
 	}{current})
-	return ErrorResult(err) + staleWriteAdvice + string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	// Writers' names and the list come from outside: no tag in them may
+	// reach the model as one.
+	return EscapeTags(ErrorResult(err) + staleWriteAdvice + string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
 }

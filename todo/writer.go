@@ -58,7 +58,9 @@ func DescribeWriters(changes []Source) string {
 			continue
 		}
 		seen[key] = true
-		p := c.Writer()
+		// A name is whatever the writer declared: it reaches the model, so
+		// its tags are escaped (a note's are, by quote).
+		p := EscapeTags(c.Writer())
 		if c.Note != "" {
 			p += " (" + quote(c.Note) + ")"
 		}
