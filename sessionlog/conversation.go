@@ -221,7 +221,10 @@ func Reminder(d TodoReminderData) string {
 // message framing, and the reminder's wrapping text.
 const (
 	messageOverheadBytes  = 32
-	reminderOverheadBytes = len(reminderOpen) + len(reminderChangedOutside) + 1 + len(reminderData) + 1 + len(reminderClose)
+	// The workflow trims by this estimate, so it must not change under a
+	// running session (replay would trim elsewhere): it leaves out the
+	// reminderData line added since, about a hundred bytes per reminder.
+	reminderOverheadBytes = len(reminderOpen) + len(reminderChangedOutside) + 1 + len(reminderClose)
 )
 
 // EstimateBytes is how much an event weighs in the conversation sent to the
