@@ -87,7 +87,6 @@ func (w *Webhooks) DeliverNotification(ctx context.Context, d Delivery) (Deliver
 	req.Header.Set(notify.HeaderIdempotencyKey, d.Notification.ID)
 	req.Header.Set(notify.HeaderEvent, joinKinds(d.Notification.Events))
 
-	defer keepAlive(ctx)()
 	client := w.Client
 	if client == nil {
 		client = defaultWebhookClient
