@@ -296,3 +296,44 @@ func refusal(err error) string {
 	}
 	return appErr.Message()
 }
+
+// TestCancelledSessionDeliversWhatItAccepted: a session cancelled right
+// after a write still delivers that write's notification (its receiver
+// fails the first attempt) before it ends; an unsubscribed receiver's
+// pending ones are given up, not sent.
+func TestCancelledSessionDeliversWhatItAccepted(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{secrets: testSecrets(t)})
+	slow := newWebhookReceiver(t, func(p receivedPost) int {
+		if p.Attempted == 1 {
+			return http.StatusBadGateway
+		}
+		return http.StatusOK
+	})
+	_, deadURL := newDownWebhookReceiver(t)
+	id := uniqueID("notify-cancel")
+	run := h.start(id, workflows.SessionInput{Subscribers: []notify.Subscriber{
+		{ID: "slow", URL: slow.url(), SecretName: "test"},
+		{ID: "gone", URL: deadURL, SecretName: "test"},
+	}})
+	s := h.on(id)
+	w := s.MustWrite("", listArgs("in_progress:Last step"))
+	if _, err := s.Unsubscribe("gone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.CancelWorkflow(h.ctx(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Get(h.ctx(), nil); !temporal.IsCanceledError(err) {
+		t.Fatalf("session ended with %v", err)
+	}
+	got := slow.delivered()
+	if len(got) != 1 || got[0].Note.Seq != w.Seq {
+		t.Fatalf("delivered before the end: %+v", got)
+	}
+	d, g := notifyEvents(s)
+	if len(d) != 1 || d[0].Subscriber != "slow" || len(g) != 1 || g[0].Subscriber != "gone" || g[0].Error != "unsubscribed" {
+		t.Fatalf("log: delivered %+v, given up %+v", d, g)
+	}
+	h.replay(id)
+}

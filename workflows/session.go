@@ -78,8 +78,10 @@ func (s *session) finish(ctx workflow.Context, cause error) (Summary, error) {
 		s.takeSignals(done)
 	}
 	_ = workflow.Await(done, func() bool { return workflow.AllHandlersFinished(done) && s.signalsInFlight == 0 })
-	if s.notify {
+	if s.notify && s.pendingNotifications() > 0 {
 		s.flushNotifications(done)
+		// A write that came in meanwhile still gets its answer.
+		_ = workflow.Await(done, func() bool { return workflow.AllHandlersFinished(done) && s.signalsInFlight == 0 })
 	}
 	if temporal.IsCanceledError(cause) {
 		workflow.GetLogger(ctx).Info("Session cancelled", "seq", s.seq)
