@@ -49,7 +49,7 @@ func (m *Models) openAITurn(ctx context.Context, model string, upToSeq int64, ms
 	var res *http.Response
 	completion, err := c.Chat.Completions.New(ctx, params, option.WithResponseInto(&res))
 	if err != nil {
-		return ModelTurnOutput{}, modelError(ctx, err, res)
+		return ModelTurnOutput{}, modelError(ctx, err, res, m.Config.APIKey)
 	}
 	if len(completion.Choices) == 0 {
 		return ModelTurnOutput{}, temporal.NewApplicationError(
@@ -130,7 +130,9 @@ func chatParams(model string, msgs []sessionlog.Message) (openai.ChatCompletionN
 // modelError sorts a failed request into what Temporal should retry: rate
 // limits, timeouts, conflicts, server errors and broken connections pass;
 // any other 4xx says the request itself is wrong (key, model, payload).
-func modelError(ctx context.Context, err error, res *http.Response) error {
+// The failure is kept in history and shown in the UI, so the API key is cut
+// out of it: a provider or a proxy may quote the key it refused.
+func modelError(ctx context.Context, err error, res *http.Response, apiKey string) error {
 	if ctx.Err() != nil {
 		// The activity was cancelled or timed out: Temporal already knows.
 		return ctx.Err()
@@ -146,7 +148,7 @@ func modelError(ctx context.Context, err error, res *http.Response) error {
 		status = res.StatusCode
 	}
 	if status == 0 {
-		return temporal.NewApplicationError("model unavailable: "+err.Error(), ErrTypeModelUnavailable)
+		return temporal.NewApplicationError("model unavailable: "+redactKey(err.Error(), apiKey), ErrTypeModelUnavailable)
 	}
 	if detail == "" {
 		detail = modelErrorBody(res)
@@ -156,7 +158,7 @@ func modelError(ctx context.Context, err error, res *http.Response) error {
 		desc += " " + text
 	}
 	if detail != "" {
-		desc += ": " + detail
+		desc += ": " + redactKey(detail, apiKey)
 	}
 	switch {
 	case status == http.StatusRequestTimeout, status == http.StatusConflict,
@@ -208,4 +210,13 @@ func modelRetryAfter(res *http.Response, now time.Time) time.Duration {
 		return 0
 	}
 	return min(d, modelMaxRetryAfter)
+}
+
+// redactKey cuts the API key out of a text.
+func redactKey(text, apiKey string) string {
+	if len(apiKey) < 8 {
+		// Too short to be a real key, and replacing it could mangle the text.
+		return text
+	}
+	return strings.ReplaceAll(text, apiKey, "[redacted]")
 }
