@@ -184,7 +184,7 @@ func logHistory(t *testing.T, h *harness, id string) {
 // worker binary registers it. The caller decides when it stops.
 func startSessionWorker(t *testing.T, queue string) worker.Worker {
 	t.Helper()
-	w := worker.New(shared.client, queue, worker.Options{})
+	w := worker.New(shared.client, queue, sessiontest.WorkerOptions())
 	workflows.Register(w, &workflows.Config{SearchAttributes: true}, &activities.Todos{},
 		&activities.Models{Client: shared.client})
 	if err := w.Start(); err != nil {

@@ -77,7 +77,7 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 		c = o.client
 	}
 	h := &harness{t: t, c: c, queue: fmt.Sprintf("agent-sessions-%s-%d", t.Name(), queueCounter.Add(1))}
-	h.worker = worker.New(h.c, h.queue, worker.Options{})
+	h.worker = worker.New(h.c, h.queue, sessiontest.WorkerOptions())
 	workflows.Register(h.worker,
 		&workflows.Config{Limits: o.limits, SearchAttributes: true, WebhookSecrets: o.secrets},
 		&activities.Todos{Limits: o.limits},

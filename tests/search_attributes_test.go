@@ -47,7 +47,7 @@ func TestSessionsRunWithoutRegisteredSearchAttributes(t *testing.T) {
 	if len(missing) != 3 {
 		t.Fatalf("missing %v", missing)
 	}
-	w := worker.New(c, "no-sa", worker.Options{})
+	w := worker.New(c, "no-sa", sessiontest.WorkerOptions())
 	workflows.Register(w, &workflows.Config{SearchAttributes: len(missing) == 0}, &activities.Todos{}, &activities.Models{Client: c})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)

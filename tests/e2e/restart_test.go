@@ -113,7 +113,7 @@ func startInProcess(t *testing.T, dataDir string) *inProcess {
 		_ = srv.Stop()
 		t.Fatal(err)
 	}
-	w := worker.New(c, contract.TaskQueue, worker.Options{})
+	w := worker.New(c, contract.TaskQueue, sessiontest.WorkerOptions())
 	workflows.Register(w, &workflows.Config{SearchAttributes: true}, &activities.Todos{}, &activities.Models{Client: c})
 	if err := w.Start(); err != nil {
 		c.Close()
