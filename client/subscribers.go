@@ -88,15 +88,12 @@ func (a *app) printSubscribers(text string, raw []byte, subs []workflows.Subscri
 	if a.out.text() {
 		return a.out.result(text+renderSubscribers(subs, a.term), nil)
 	}
+	if a.out.format == formatJSON {
+		return a.out.value(json.RawMessage(raw))
+	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return fmt.Errorf("the session returned unexpected JSON: %w", err)
-	}
-	if items == nil {
-		items = []json.RawMessage{}
-	}
-	if a.out.format == formatJSON {
-		return a.out.value(json.RawMessage(raw))
 	}
 	return printList(a.out, items, func(json.RawMessage) string { return "" })
 }
