@@ -78,6 +78,10 @@ func renderEvent(ev sessionlog.Event, t terminal, verbose bool) string {
 	if t.width > 0 && !verbose {
 		summary = truncate(summary, t.width-len(seq)-1-logTypeWidth-2)
 	}
+	if ev.Type == sessionlog.NotifyGivenUp {
+		// Somebody did not hear of a change, and will not: the line to see.
+		summary = p.paint(styleRed, summary)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s%*s%s\n", p.paint(styleBold, seq), p.paint(eventStyle(ev.Type), typ), max(0, logTypeWidth-len(typ))+2, "", summary)
 	if verbose {
@@ -96,8 +100,10 @@ func eventStyle(t sessionlog.Type) string {
 		return styleGreen
 	case sessionlog.ToolCall, sessionlog.ToolResult:
 		return styleMagenta
-	case sessionlog.TodoRejected, sessionlog.UserRejected, sessionlog.TurnFailed:
+	case sessionlog.TodoRejected, sessionlog.UserRejected, sessionlog.TurnFailed, sessionlog.NotifyGivenUp:
 		return styleRed
+	case sessionlog.NotifyDelivered:
+		return styleCyan
 	case sessionlog.TodoWrite:
 		return styleYellow
 	}
@@ -143,6 +149,16 @@ func eventSummary(ev sessionlog.Event) (string, []todo.Item) {
 		var d sessionlog.UserRejectedData
 		if json.Unmarshal(ev.Data, &d) == nil {
 			return "Error: " + d.Error, nil
+		}
+	case sessionlog.NotifyDelivered:
+		var d sessionlog.NotifyData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return fmt.Sprintf("→ %s · seq %d delivered (attempt %d, %d)", d.Subscriber, d.Seq, d.Attempts, d.Status), nil
+		}
+	case sessionlog.NotifyGivenUp:
+		var d sessionlog.NotifyData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			return fmt.Sprintf("→ %s · seq %d given up: %s", d.Subscriber, d.Seq, d.Error), nil
 		}
 	case sessionlog.TodoReminder:
 		var d sessionlog.TodoReminderData

@@ -149,6 +149,8 @@ func TestRenderEvents(t *testing.T) {
 		{event(8, sessionlog.AssistantMessage, sessionlog.AssistantData{Content: "All done."}), "#8 assistant/message  All done.\n"},
 		{event(9, sessionlog.TurnFailed, sessionlog.MessageData{Text: "agent stopped after 25 model turns"}), "#9 turn/failed        agent stopped after 25 model turns\n"},
 		{event(10, "future/thing", map[string]int{"n": 1}), "#10 future/thing       {\"n\":1}\n"},
+		{event(11, sessionlog.NotifyDelivered, sessionlog.NotifyData{Subscriber: "hooks", Seq: 4, Attempts: 3, Status: 204}), "#11 notify/delivered   → hooks · seq 4 delivered (attempt 3, 204)\n"},
+		{event(12, sessionlog.NotifyGivenUp, sessionlog.NotifyData{Subscriber: "team", Seq: 4, Error: "webhook answered 401 Unauthorized"}), "#12 notify/given_up    → team · seq 4 given up: webhook answered 401 Unauthorized\n"},
 	}
 	for _, tc := range cases {
 		if got := renderEvent(tc.ev, terminal{}, false); got != tc.want {
@@ -197,5 +199,17 @@ func TestLiveViewOnAPipeAppendsBlocks(t *testing.T) {
 	v.show("c\n")
 	if b.String() != "a\nb\n\x1b[2A\r\x1b[Jc\n" {
 		t.Fatalf("got %q", b.String())
+	}
+}
+
+func TestGivenUpNotificationsAreRed(t *testing.T) {
+	ev := event(12, sessionlog.NotifyGivenUp, sessionlog.NotifyData{Subscriber: "team", Seq: 4, Error: "unsubscribed"})
+	got := renderEvent(ev, terminal{color: true}, false)
+	if !strings.Contains(got, "\x1b[31mnotify/given_up\x1b[0m") || !strings.Contains(got, "\x1b[31m→ team · seq 4 given up: unsubscribed\x1b[0m") {
+		t.Fatalf("got %q", got)
+	}
+	ok := renderEvent(event(11, sessionlog.NotifyDelivered, sessionlog.NotifyData{Subscriber: "hooks", Seq: 4, Attempts: 1, Status: 200}), terminal{color: true}, false)
+	if strings.Contains(ok, "\x1b[31m") {
+		t.Fatalf("a delivery in red: %q", ok)
 	}
 }

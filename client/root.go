@@ -74,6 +74,7 @@ variables and the config file profile, else ` + contract.DefaultFrontendAddress 
 
 	root.AddCommand(a.startCommand(), a.runCommand(), a.writeCommand(), a.signalCommand(),
 		a.todosCommand(), a.editCommand(), a.itemCommand(), a.historyCommand(), a.diffCommand(), a.logCommand(), a.promptCommand(), a.sayCommand(),
+		a.subscribeCommand(), a.subscribersCommand(), a.unsubscribeCommand(), a.webhookCommand(),
 		a.cancelCommand(), a.schemaCommand(), a.mcpCommand())
 	return root
 }

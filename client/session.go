@@ -24,6 +24,7 @@ import (
 type sessionFlags struct {
 	id, model, script, taskQueue string
 	thinkTime                    time.Duration
+	subscribe                    subscribeFlags
 }
 
 func (f *sessionFlags) register(fs *pflag.FlagSet) {
@@ -33,11 +34,17 @@ func (f *sessionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.taskQueue, "task-queue", cmp.Or(os.Getenv("AGENT_TASK_QUEUE"), contract.TaskQueue), "task `QUEUE` the worker polls (env AGENT_TASK_QUEUE)")
 	fs.StringVar(&f.script, "script", "", "replay assistant turns from `FILE` (a JSON array, or {\"turns\":[...]}) with the offline scripted model")
 	fs.DurationVar(&f.thinkTime, "think-time", 800*time.Millisecond, "with --script: how long each scripted turn takes, so the plan can be watched changing")
+	f.subscribe.register(fs)
 }
 
 // input builds the session's input from the flags.
 func (f *sessionFlags) input(prompt string) (workflows.SessionInput, error) {
 	in := workflows.SessionInput{Prompt: prompt, Model: f.model}
+	subs, err := f.subscribe.subscribers()
+	if err != nil {
+		return in, err
+	}
+	in.Subscribers = subs
 	if f.script != "" {
 		if f.model != "" && f.model != activities.ScriptedModel {
 			return in, usageErrorf("--script replays turns with the %q model, not %q: drop --model", activities.ScriptedModel, f.model)
