@@ -337,3 +337,48 @@ func TestCancelledSessionDeliversWhatItAccepted(t *testing.T) {
 	}
 	h.replay(id)
 }
+
+// TestOutboxIsBoundedWhileAReceiverIsDown: a receiver that stays down while
+// big changes pile up keeps the session's outbox within its budget: the
+// oldest waiting notifications are given up ("outbox full"), never the
+// newest, and the rest arrive in order once it is back.
+func TestOutboxIsBoundedWhileAReceiverIsDown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{secrets: testSecrets(t)})
+	down, url := newDownWebhookReceiver(t)
+	id := uniqueID("notify-outbox")
+	h.start(id, workflows.SessionInput{Subscribers: []notify.Subscriber{{ID: "down", URL: url, SecretName: "test"}}})
+	s := h.on(id)
+	// Each write replaces a 3.5 KB item with another: a change record of
+	// about 7 KB, so 40 of them are more than the 192 KiB outbox.
+	const writes = 40
+	var seqs []int64
+	for i := range writes {
+		content := fmt.Sprintf("%03d %s", i, strings.Repeat("x", 3500))
+		seqs = append(seqs, s.MustWrite("", listArgs("pending:"+content)).Seq)
+	}
+	_, g := notifyEvents(s)
+	if len(g) == 0 {
+		t.Fatalf("%d big changes queued and none given up: the outbox is unbounded", writes)
+	}
+	for i, e := range g {
+		if e.Error != "outbox full: the subscriber fell too far behind" || e.Seq != seqs[i+1] {
+			t.Fatalf("given up %+v, want the oldest waiting ones (after the one in flight, seq %d) for a full outbox", e, seqs[0])
+		}
+	}
+	st := s.Subscribers()[0]
+	if st.Pending != writes-len(g) {
+		t.Fatalf("%d pending and %d given up of %d", st.Pending, len(g), writes)
+	}
+	down.up(url)
+	got := down.waitDelivered(st.Pending, 2*time.Minute)
+	for i, p := range got {
+		if i > 0 && p.Note.Seq <= got[i-1].Note.Seq {
+			t.Fatalf("seq %d after %d", p.Note.Seq, got[i-1].Note.Seq)
+		}
+	}
+	if got[len(got)-1].Note.Seq != seqs[writes-1] {
+		t.Fatalf("the newest change (seq %d) was not delivered last: %d", seqs[writes-1], got[len(got)-1].Note.Seq)
+	}
+	h.replay(id)
+}

@@ -156,7 +156,9 @@ func (s *session) subscribe(ctx workflow.Context, sub notify.Subscriber, pending
 		next.bytes += n.Size()
 	}
 	s.subs = append(s.subs, next)
-	workflow.Go(ctx, func(ctx workflow.Context) { s.deliver(ctx, next) })
+	// From the session's own context: one made by a subscribe update would
+	// tag every later log line of this subscriber with that update.
+	workflow.Go(s.notifyCtx, func(ctx workflow.Context) { s.deliver(ctx, next) })
 }
 
 // unsubscribe removes a subscriber; what it had pending is given up.
@@ -338,6 +340,7 @@ func (s *session) subscribersToCarry() ([]CarriedSubscriber, int) {
 // startSubscribers takes the session's subscribers: carried from the
 // previous run with what they have pending, or given at start.
 func (s *session) startSubscribers(ctx workflow.Context, in SessionInput) {
+	s.notifyCtx = ctx
 	if in.Carry != nil {
 		for _, c := range in.Carry.Subscribers {
 			s.subscribe(ctx, c.Subscriber, c.Pending)

@@ -110,6 +110,8 @@ type session struct {
 	// notify is changeNotify's: webhook subscribers and their deliveries.
 	notify bool
 	subs   []*subscription
+	// notifyCtx is the run's root context, which delivery loops start from.
+	notifyCtx workflow.Context
 
 	seq, startSeq int64
 	current       todo.State
