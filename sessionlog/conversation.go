@@ -220,7 +220,7 @@ func Reminder(d TodoReminderData) string {
 // Overheads EstimateBytes adds for what the data alone does not show: the
 // message framing, and the reminder's wrapping text.
 const (
-	messageOverheadBytes  = 32
+	messageOverheadBytes = 32
 	// The workflow trims by this estimate, so it must not change under a
 	// running session (replay would trim elsewhere): it leaves out the
 	// reminderData line added since, about a hundred bytes per reminder.
