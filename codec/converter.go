@@ -1,9 +1,11 @@
 package codec
 
 import (
+	failurepb "go.temporal.io/api/failure/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/durabletodos/agenttodos/payloads"
 )
@@ -26,9 +28,27 @@ func DataConverter(keys *Keys) converter.DataConverter {
 func Configure(opts *client.Options, keys *Keys) {
 	opts.DataConverter = DataConverter(keys)
 	if keys != nil {
-		opts.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{
+		opts.FailureConverter = failureConverter{temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{
 			DataConverter:          opts.DataConverter,
 			EncodeCommonAttributes: true,
-		})
+		})}
 	}
+}
+
+// failureConverter decodes a copy of each failure. The SDK's
+// DefaultFailureConverter puts the decrypted message and stack trace back
+// into the very Failure it is given, and for a local activity that Failure
+// is also the one the SDK records in the marker (go.temporal.io/sdk v1.50.0,
+// internal_event_handlers.go, handleLocalActivityMarker): the TodoWrite
+// activity's rejection, which quotes the list, went into history in clear
+// beside its encrypted copy (TestEncryptedSessionShowsNothingWithoutTheKeys).
+type failureConverter struct {
+	converter.FailureConverter
+}
+
+func (f failureConverter) FailureToError(failure *failurepb.Failure) error {
+	if failure == nil {
+		return nil
+	}
+	return f.FailureConverter.FailureToError(proto.Clone(failure).(*failurepb.Failure))
 }
