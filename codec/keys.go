@@ -72,6 +72,9 @@ func (k *Keys) String() string {
 	if k == nil {
 		return "no encryption keys"
 	}
+	if len(k.ids) == 1 {
+		return fmt.Sprintf("encryption key %q", k.ids[0])
+	}
 	return fmt.Sprintf("%d encryption keys %q, newest %q", len(k.ids), k.ids, k.Newest())
 }
 
