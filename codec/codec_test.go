@@ -161,3 +161,23 @@ func TestKeysNeverShowTheirValues(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEncodeDecode is one payload of the benchmark's list size through
+// the codec and back: what encryption adds to each payload a write carries.
+func BenchmarkEncodeDecode(b *testing.B) {
+	line, _ := NewKeyLine("k1")
+	keys, _ := ParseKeys(line, "bench")
+	c := New(keys)
+	p := []*commonpb.Payload{jsonPayload(`{"todos":[` + strings.Repeat(`{"content":"Step 1: refactor the session log reader and rerun the tests","status":"pending"},`, 4) +
+		`{"content":"Step 5: refactor the session log reader and rerun the tests","status":"pending"}]}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		enc, err := c.Encode(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Decode(enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
