@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/durabletodos/agenttodos/codec"
 )
 
 // printReady tells a person where everything is and what to try first. The
@@ -30,7 +32,12 @@ func printReady(out io.Writer, conn *connection, taskQueue string, enc *encrypti
 		codecFlags = " --codec-endpoint " + u
 		if enc.token != "" {
 			fmt.Fprintf(w, "  Browsers sign in:  %s/login with the codec token\n", u)
-			codecFlags += ` --codec-auth "Bearer $AGENT_CODEC_TOKEN"`
+			// The token itself stays out of the banner, which may be logged.
+			if enc.tokenFile != "" {
+				codecFlags += ` --codec-auth "Bearer $(cat ` + enc.tokenFile + `)"`
+			} else {
+				codecFlags += ` --codec-auth "Bearer $` + codec.EnvToken + `"`
+			}
 		}
 	}
 	fmt.Fprintf(w, "\nTry:\n")

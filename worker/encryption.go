@@ -15,7 +15,9 @@ type encryption struct {
 	// keyFile is where the keys came from; "" when from $AGENT_ENCRYPTION_KEY.
 	keyFile string
 	token   string
-	server  *codecServer // nil when encryption is off or --codec-address is "-"
+	// tokenFile is where the token came from; "" when from $AGENT_CODEC_TOKEN.
+	tokenFile string
+	server    *codecServer // nil when encryption is off or --codec-address is "-"
 }
 
 // loadEncryption reads the keys and token and binds the codec server, so a
@@ -29,7 +31,7 @@ func loadEncryption(cfg config) (*encryption, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &encryption{keys: keys, keyFile: cfg.EncryptionKeys, token: token}
+	e := &encryption{keys: keys, keyFile: cfg.EncryptionKeys, token: token, tokenFile: cfg.CodecTokenFile}
 	if keys == nil {
 		if token != "" {
 			return nil, errors.New("a codec token is set but payload encryption is off: give the worker --encryption-keys (or $" + codec.EnvKeysFile + " or $" + codec.EnvKeys + ")")
