@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -12,9 +13,9 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/log"
 
+	"github.com/durabletodos/agenttodos/codec"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/identity"
-	"github.com/durabletodos/agenttodos/payloads"
 )
 
 // dialTimeout bounds the first connection: a server that is not there
@@ -31,6 +32,8 @@ type connFlags struct {
 	profile, configFile        string
 	tls                        bool
 	tlsFiles                   envconfig.ClientConfigTLS // --tls-*
+	// encryptionKeys is the key file the worker encrypts payloads with.
+	encryptionKeys string
 }
 
 func (c *connFlags) register(fs *pflag.FlagSet) {
@@ -46,6 +49,7 @@ func (c *connFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.tlsFiles.DisableHostVerification, "tls-disable-host-verification", false, "skip TLS host name verification (env TEMPORAL_TLS_DISABLE_HOST_VERIFICATION)")
 	fs.StringVar(&c.profile, "profile", "", "config file `profile` (env TEMPORAL_PROFILE; default \"default\")")
 	fs.StringVar(&c.configFile, "config-file", "", "TOML config `file` (env TEMPORAL_CONFIG_FILE; default temporalio/temporal.toml in the user config dir)")
+	fs.StringVar(&c.encryptionKeys, "encryption-keys", os.Getenv(codec.EnvKeysFile), "key `file` of a worker that encrypts payloads (its --encryption-keys; env "+codec.EnvKeysFile+", or the keys themselves in "+codec.EnvKeys+")")
 }
 
 // clientOptions loads the profile as envconfig.LoadClientOptions would, and
@@ -115,9 +119,14 @@ func dialTemporal(a *app) (client.Client, error) {
 	// The SDK logs at INFO to stderr by default, which would interleave with
 	// a checklist a person is reading; only warnings and worse get through.
 	opts.Logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	opts.DataConverter = payloads.DataConverter()
-	// Writes carry --as in the agent-todos-writer header.
-	opts.ContextPropagators = append(opts.ContextPropagators, identity.Propagator{})
+	keys, err := codec.Load(a.conn.encryptionKeys)
+	if err != nil {
+		return nil, err
+	}
+	codec.Configure(&opts, keys)
+	// Writes carry --as in the agent-todos-writer header, encrypted like
+	// every payload when the keys say so.
+	opts.ContextPropagators = append(opts.ContextPropagators, identity.Propagator{Converter: opts.DataConverter})
 	// Remember where we went, so error hints name the address actually used.
 	a.address, a.namespace = opts.HostPort, opts.Namespace
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)

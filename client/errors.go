@@ -9,9 +9,12 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/durabletodos/agenttodos/codec"
 )
 
 // usageError is a command called wrongly: exit code 2 and a pointer to
@@ -99,6 +102,9 @@ func (a *app) explain(err error) string {
 		return fmt.Sprintf("lost Temporal at %s: is the worker running? (go run ./worker)", a.address)
 	case isTimeout(err):
 		return "no answer in time: is the worker running? (go run ./worker)"
+	case errors.Is(err, converter.ErrEncodingIsNotSupported) && strings.Contains(err.Error(), codec.Encoding):
+		return "the session's payloads are encrypted: give the client the worker's keys (--encryption-keys FILE, or $" +
+			codec.EnvKeysFile + " or $" + codec.EnvKeys + ")"
 	}
 	return err.Error()
 }

@@ -38,6 +38,11 @@ func (a *app) query(ctx context.Context, id, name string, out any, args ...any) 
 	if err := v.Get(&raw); err != nil {
 		return nil, err
 	}
+	// Without the keys an encrypted answer arrives as it is stored; explain
+	// turns this error into the hint to pass them.
+	if enc := string(raw.Payload().GetMetadata()[converter.MetadataEncoding]); enc != converter.MetadataEncodingJSON {
+		return nil, fmt.Errorf("query %s: encoding %s: %w", name, enc, converter.ErrEncodingIsNotSupported)
+	}
 	data := raw.Payload().GetData()
 	if err := json.Unmarshal(data, out); err != nil {
 		return nil, fmt.Errorf("query %s returned unexpected JSON: %w", name, err)

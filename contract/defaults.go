@@ -5,6 +5,9 @@ package contract
 const (
 	DefaultFrontendAddress = "127.0.0.1:7233"
 	DefaultUIAddress       = "127.0.0.1:8233"
+	// DefaultCodecAddress is the worker's codec server, when payloads are
+	// encrypted: the Temporal UI and the stock CLI decrypt through it.
+	DefaultCodecAddress = "127.0.0.1:8234"
 )
 
 // The default limits of one todo_write (validation rules 3, 7 and 10); a

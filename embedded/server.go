@@ -42,6 +42,9 @@ type Options struct {
 	// UIAddress is the Web UI host:port; "127.0.0.1:0" picks a free port and
 	// UIDisabled turns the UI off. Default contract.DefaultUIAddress.
 	UIAddress string
+	// UICodec, when its Endpoint is set, is the codec server the Web UI
+	// decodes payloads with (in the browser, before it shows them).
+	UICodec UICodec
 	// Namespace is registered at start if missing. Default DefaultNamespace.
 	Namespace string
 	// SearchAttributes are Int search attributes registered in Namespace at
@@ -177,7 +180,7 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 		return nil, err
 	}
 	if opts.UIAddress != UIDisabled {
-		if s.ui, err = startUI(ctx, uiAddr, frontend.dial(), opts.Namespace); err != nil {
+		if s.ui, err = startUI(ctx, uiAddr, frontend.dial(), opts.Namespace, opts.UICodec); err != nil {
 			return nil, fmt.Errorf("web UI: %w", err)
 		}
 	}

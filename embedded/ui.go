@@ -8,6 +8,17 @@ import (
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
 )
 
+// UICodec is the codec server the Web UI is configured with: the UI's Codec
+// settings, as `temporal server start-dev --ui-codec-endpoint` sets them.
+type UICodec struct {
+	// Endpoint is the codec server's base URL; the browser calls
+	// Endpoint+"/decode" and Endpoint+"/encode" itself.
+	Endpoint string
+	// IncludeCredentials makes the browser send the codec server's cookies
+	// (a codec server that wants a token signs browsers in with one).
+	IncludeCredentials bool
+}
+
 // webUI runs the Temporal Web UI next to the server, as the CLI dev server
 // does.
 type webUI struct {
@@ -16,7 +27,7 @@ type webUI struct {
 	done chan struct{} // closed when srv.Start returns
 }
 
-func startUI(ctx context.Context, addr endpoint, frontend, namespace string) (*webUI, error) {
+func startUI(ctx context.Context, addr endpoint, frontend, namespace string, codec UICodec) (*webUI, error) {
 	srv := uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
 		Host:                addr.ip,
 		Port:                addr.port,
@@ -28,6 +39,7 @@ func startUI(ctx context.Context, addr endpoint, frontend, namespace string) (*w
 		CORS: uiconfig.CORS{CookieInsecure: true},
 		// Echo's banner and per-request access log would go to stdout.
 		HideLogs: true,
+		Codec:    uiconfig.Codec{Endpoint: codec.Endpoint, IncludeCredentials: codec.IncludeCredentials},
 	}))
 	ui := &webUI{srv: srv, addr: addr, done: make(chan struct{})}
 	// Start blocks until Stop. A bind failure inside it exits the process

@@ -30,21 +30,31 @@ func From(ctx context.Context) string {
 // Propagator is the client's context propagator (client.Options) that writes
 // the header. Inside workflows and activities it does nothing: the session
 // reads the header of each update itself.
-type Propagator struct{}
+type Propagator struct {
+	// Converter writes the header: the client's own data converter, so
+	// that with encryption on the writer's name is encrypted like every
+	// payload (the SDK leaves headers to their propagators). Nil: the SDK's
+	// default converter.
+	Converter converter.DataConverter
+}
 
 var _ workflow.ContextPropagator = Propagator{}
 
 // Inject writes the writer of ctx, as a JSON string, into an outgoing header.
-func (Propagator) Inject(ctx context.Context, h workflow.HeaderWriter) error {
+func (p Propagator) Inject(ctx context.Context, h workflow.HeaderWriter) error {
 	w := From(ctx)
 	if w == "" {
 		return nil
 	}
-	p, err := converter.GetDefaultDataConverter().ToPayload(w)
+	dc := p.Converter
+	if dc == nil {
+		dc = converter.GetDefaultDataConverter()
+	}
+	payload, err := dc.ToPayload(w)
 	if err != nil {
 		return err
 	}
-	h.Set(contract.HeaderWriter, p)
+	h.Set(contract.HeaderWriter, payload)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"go.temporal.io/server/common/dynamicconfig"
@@ -68,6 +69,9 @@ type harnessOptions struct {
 	client client.Client
 	// secrets are the worker's webhook secrets.
 	secrets *notify.Secrets
+	// converter is the worker client's data converter, which the session
+	// reads the writer header with (an encrypting one, with client).
+	converter converter.DataConverter
 }
 
 func newHarness(t testing.TB, o harnessOptions) *harness {
@@ -79,7 +83,7 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	h := &harness{t: t, c: c, queue: fmt.Sprintf("agent-sessions-%s-%d", t.Name(), queueCounter.Add(1))}
 	h.worker = worker.New(h.c, h.queue, sessiontest.WorkerOptions())
 	workflows.Register(h.worker,
-		&workflows.Config{Limits: o.limits, SearchAttributes: true, WebhookSecrets: o.secrets},
+		&workflows.Config{Limits: o.limits, SearchAttributes: true, WebhookSecrets: o.secrets, DataConverter: o.converter},
 		&activities.Todos{Limits: o.limits},
 		&activities.Models{Client: h.c, Config: o.models})
 	if o.register != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durabletodos/agenttodos/codec"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/todo"
 )
@@ -23,6 +24,17 @@ type config struct {
 	StopTimeout time.Duration
 	// WebhookSecrets is the file of the keys that sign notifications.
 	WebhookSecrets string
+	// EncryptionKeys is the key file payloads are encrypted with; empty
+	// (and no AGENT_ENCRYPTION_KEY) leaves them in clear.
+	EncryptionKeys string
+	// CodecAddress is where the codec server listens when payloads are
+	// encrypted; "-" runs none.
+	CodecAddress string
+	// CodecTokenFile holds the token the codec server requires, if any.
+	CodecTokenFile string
+	// CodecOrigins are web origins besides the embedded UI's that may call
+	// the codec server from a browser (another Temporal UI).
+	CodecOrigins []string
 
 	// Embedded server, used only when no Temporal address is configured.
 	DataDir         string
@@ -46,6 +58,16 @@ func parseConfig(args []string) (config, error) {
 	}
 	fs.DurationVar(&c.StopTimeout, "stop-timeout", stopTimeout, "how long a stopping worker lets running tasks finish")
 	fs.StringVar(&c.WebhookSecrets, "webhook-secrets", envOr("AGENT_WEBHOOK_SECRETS", ""), "file of name=secret lines (mode 0600): the keys subscribers' notifications are signed with")
+	fs.StringVar(&c.EncryptionKeys, "encryption-keys", envOr(codec.EnvKeysFile, ""), "file of id=base64-key lines (mode 0600, newest last): encrypt every payload with the newest key, read with any (default: $"+codec.EnvKeys+" holds the keys, else payloads are in clear)")
+	fs.StringVar(&c.CodecAddress, "codec-address", envOr("AGENT_CODEC_ADDRESS", contract.DefaultCodecAddress), `with encryption: the codec server's address, for the Web UI and temporal --codec-endpoint ("-" for none)`)
+	fs.StringVar(&c.CodecTokenFile, "codec-token-file", envOr("AGENT_CODEC_TOKEN_FILE", ""), "with encryption: file (mode 0600) of the bearer token the codec server requires (default: $"+codec.EnvToken+", else none)")
+	if v := envOr("AGENT_CODEC_ORIGINS", ""); v != "" {
+		c.CodecOrigins = strings.Split(v, ",")
+	}
+	fs.Func("codec-origin", "with encryption: a web `origin` (scheme://host:port) besides the embedded UI's whose pages may call the codec server (repeatable)", func(v string) error {
+		c.CodecOrigins = append(c.CodecOrigins, strings.TrimRight(v, "/"))
+		return nil
+	})
 	fs.StringVar(&c.DataDir, "data-dir", envOr("AGENT_DATA_DIR", defaultDataDir()), "embedded server: directory of its SQLite file")
 	fs.StringVar(&c.FrontendAddress, "frontend-address", envOr("AGENT_FRONTEND_ADDRESS", contract.DefaultFrontendAddress), "embedded server: gRPC frontend address")
 	fs.StringVar(&c.UIAddress, "ui-address", envOr("AGENT_UI_ADDRESS", contract.DefaultUIAddress), `embedded server: Web UI address ("-" for none)`)

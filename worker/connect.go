@@ -9,9 +9,9 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/log"
 
+	"github.com/durabletodos/agenttodos/codec"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/embedded"
-	"github.com/durabletodos/agenttodos/payloads"
 )
 
 // connection is the Temporal cluster the worker runs on: a configured one, or
@@ -32,7 +32,7 @@ func (c *connection) Close() {
 
 // connect dials the cluster envconfig describes; with no address configured
 // anywhere (env, profile file) it starts the embedded server instead.
-func connect(ctx context.Context, cfg config, logger *slog.Logger) (*connection, error) {
+func connect(ctx context.Context, cfg config, enc *encryption, logger *slog.Logger) (*connection, error) {
 	profile, err := envconfig.LoadClientConfigProfile(envconfig.LoadClientConfigProfileOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("load Temporal client config: %w", err)
@@ -54,6 +54,7 @@ func connect(ctx context.Context, cfg config, logger *slog.Logger) (*connection,
 			DataDir:          cfg.DataDir,
 			FrontendAddress:  cfg.FrontendAddress,
 			UIAddress:        cfg.UIAddress,
+			UICodec:          enc.uiCodec(),
 			SQLite:           embedded.SQLiteOptions{Pragmas: cfg.SQLitePragmas},
 			Namespace:        opts.Namespace,
 			SearchAttributes: contract.SearchAttributeNames,
@@ -65,7 +66,7 @@ func connect(ctx context.Context, cfg config, logger *slog.Logger) (*connection,
 		conn.Address = conn.Server.FrontendAddress()
 		opts.HostPort = conn.Address
 	}
-	opts.DataConverter = payloads.DataConverter()
+	codec.Configure(&opts, enc.keys)
 	conn.Client, err = client.DialContext(ctx, opts)
 	if err != nil {
 		if conn.Server != nil {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/codec"
 	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/workflows"
 )
@@ -29,29 +30,36 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// A bad secrets file stops the worker before it starts anything.
+	// A bad secrets or key file stops the worker before it starts anything.
 	var secrets *notify.Secrets
 	if cfg.WebhookSecrets != "" {
 		if secrets, err = notify.LoadSecrets(cfg.WebhookSecrets); err != nil {
 			return err
 		}
 	}
+	enc, err := loadEncryption(cfg)
+	if err != nil {
+		return err
+	}
+	defer enc.stop()
 	logger, sync := newLogger(cfg.LogLevel)
 	defer sync()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	conn, err := connect(ctx, cfg, logger)
+	conn, err := connect(ctx, cfg, enc, logger)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	enc.serve(cfg, conn, logger)
 
 	sessions := &workflows.Config{
 		Limits:           cfg.Limits,
 		SearchAttributes: searchAttributesRegistered(ctx, conn.Client, conn.Namespace, logger),
 		WebhookSecrets:   secrets,
+		DataConverter:    codec.DataConverter(enc.keys),
 	}
 	w := worker.New(conn.Client, cfg.TaskQueue, worker.Options{WorkerStopTimeout: cfg.StopTimeout})
 	workflows.Register(w, sessions,
@@ -60,7 +68,7 @@ func run() error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	printReady(os.Stdout, conn, cfg.TaskQueue)
+	printReady(os.Stdout, conn, cfg.TaskQueue, enc)
 
 	<-ctx.Done()
 	stopGracefully(w, cfg.StopTimeout, stop, logger)

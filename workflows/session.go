@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -24,6 +25,11 @@ type Config struct {
 	// WebhookSecrets are the keys subscribers may name to sign their
 	// notifications; the subscribe update refuses any other name.
 	WebhookSecrets *notify.Secrets
+	// DataConverter is the worker client's: the session reads the
+	// contract.HeaderWriter header with it, because the SDK hands headers
+	// to workflows as sent, and a client with encryption on encrypts the
+	// header too (identity.Propagator). Nil: the SDK's default converter.
+	DataConverter converter.DataConverter
 }
 
 // Summary is what a finished session returns; a cancelled session returns it

@@ -42,7 +42,7 @@ func (s *session) onTodoEditUpdate(ctx workflow.Context, args converter.RawValue
 	if a, ok := s.answered.lookup(contract.UpdateTodoEdit, id); ok {
 		return s.repeatedWrite(a, list)
 	}
-	src := todo.Source{Kind: todo.SourceEdit, ID: id, By: writerOf(ctx), Note: note}
+	src := todo.Source{Kind: todo.SourceEdit, ID: id, By: writerOf(ctx, s.cfg.DataConverter), Note: note}
 	res, err := s.writeChecked(ctx, s.takeTicket(), list, src, expected)
 	if err != nil {
 		return res, err

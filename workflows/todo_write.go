@@ -36,7 +36,7 @@ func (s *session) onTodoWriteUpdate(ctx workflow.Context, args converter.RawValu
 	}
 	src := todo.Source{Kind: todo.SourceUpdate, ID: id}
 	if s.steer {
-		src.By = writerOf(ctx)
+		src.By = writerOf(ctx, s.cfg.DataConverter)
 	}
 	res, err := s.write(ctx, s.takeTicket(), rawJSON(args), src)
 	if err != nil {

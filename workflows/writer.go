@@ -16,14 +16,20 @@ import (
 // default converters write it, or plain text from a program that sets the
 // payload by hand. It is what the sender claims, unchecked; empty when the
 // header is absent. Reading it issues no command: the header is part of the
-// update's history event, so replay reads the same.
-func writerOf(ctx workflow.Context) string {
+// update's history event, so replay reads the same. dc is the worker's data
+// converter: with encryption on, it decrypts a header our client encrypted,
+// and it reads a header in clear as the default converter does, so histories
+// written before encryption replay unchanged.
+func writerOf(ctx workflow.Context, dc converter.DataConverter) string {
 	p := interceptor.WorkflowHeader(ctx)[contract.HeaderWriter]
 	if p == nil {
 		return ""
 	}
+	if dc == nil {
+		dc = converter.GetDefaultDataConverter()
+	}
 	var name string
-	if err := converter.GetDefaultDataConverter().FromPayload(p, &name); err != nil {
+	if err := dc.FromPayload(p, &name); err != nil {
 		if !utf8.Valid(p.GetData()) {
 			return ""
 		}

@@ -53,7 +53,7 @@ func parseOptions() options {
 	flag.IntVar(&o.sessions, "sessions", 1000, "live sessions for the memory figure (-quick: 100 unless set)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the first throughput round of todo_write (whole process)")
 	flag.StringVar(&o.memProfile, "memprofile", "", "write a heap profile taken with the live sessions")
-	flag.StringVar(&o.steps, "steps", "", "run only these steps, comma-separated (memory, worker-only memory, update latency, query latency, history growth, bursts, throughput, two workers, stores); the report then has only their rows")
+	flag.StringVar(&o.steps, "steps", "", "run only these steps, comma-separated (memory, worker-only memory, update latency, query latency, encryption, history growth, bursts, throughput, two workers, stores); the report then has only their rows")
 	flag.StringVar(&o.dataDir, "data-dir", "", "the embedded server's SQLite directory (default: a temporary one)")
 	flag.BoolVar(&o.memory, "memory", false, "run the embedded server in memory, not on a SQLite file")
 	flag.StringVar(&o.workerChild, "worker-child", "", "internal: run only a worker against host:port,namespace (the worker-only memory figure)")
@@ -119,6 +119,7 @@ func run(o options) error {
 		{"worker-only memory", b.workerOnlyMemory},
 		{"update latency", b.updateLatency},
 		{"query latency", b.queryLatency},
+		{"encryption", b.encryption},
 		{"history growth", b.historyGrowth},
 		{"bursts", b.bursts},
 		{"throughput", b.throughput},

@@ -30,10 +30,13 @@ type report struct {
 	delivered     int64
 
 	qOne, qBase, qMany latencies
-	manySeq            int64
-	manyDone           int64
-	manyErr            error
-	manyRuns           int
+
+	encWriteOn, encWriteOff latencies
+	encQueryOn, encQueryOff latencies
+	manySeq                 int64
+	manyDone                int64
+	manyErr                 error
+	manyRuns                int
 
 	histWrites                    int
 	histEvents, histBytes         float64
@@ -64,6 +67,7 @@ const (
 	targetThroughputRatio = 0.9
 	targetRSSMiB          = 200
 	targetRSSSessions     = 1000
+	targetEncryptionRatio = 1.2
 )
 
 func met(ok bool) string {
@@ -117,6 +121,14 @@ func (r *report) markdown() string {
 			r.opts.manyWrites, r.manySeq, r.manyRuns, ms(r.qMany.p50()), ms(r.qOne.p50()), flat, targetQueryFlat, met(flat <= targetQueryFlat))
 	}
 
+	if len(r.encWriteOn) > 0 {
+		wr := ratio(float64(r.encWriteOn.p50()), float64(r.encWriteOff.p50()))
+		p("| `todo_write` update round trip, p50, payload encryption on vs off (AES-256-GCM; %d each, alternating, two more workers in this process) | %s | %s (encryption off) | %.2fx | ≤ %.1fx | %s |\n",
+			len(r.encWriteOn), ms(r.encWriteOn.p50()), ms(r.encWriteOff.p50()), wr, targetEncryptionRatio, met(wr <= targetEncryptionRatio))
+		qr := ratio(float64(r.encQueryOn.p50()), float64(r.encQueryOff.p50()))
+		p("| `todos` query, p50, payload encryption on vs off (%d each, alternating) | %s | %s (encryption off) | %.2fx | ≤ %.1fx | %s |\n",
+			len(r.encQueryOn), ms(r.encQueryOn.p50()), ms(r.encQueryOff.p50()), qr, targetEncryptionRatio, met(qr <= targetEncryptionRatio))
+	}
 	p("| history events per write (avg over %d writes) | %.2f | %.2f (no-op update) | %.2fx | ≤ %d | %s |\n",
 		r.histWrites, r.histEvents, r.histBaseEvents, ratio(r.histEvents, r.histBaseEvents), targetEventsPerWrite, met(r.histEvents <= targetEventsPerWrite))
 	limit := float64(r.listBytes + targetExtraBytes)

@@ -44,27 +44,7 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 	}
 	footer := fmt.Sprintf("seq %d", res.Seq)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
-	defer cancel()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(browser),
-		chromedp.Headless,
-		// Containers and CI runners usually cannot give Chromium its sandbox.
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		// Nothing but the UI on loopback: no QUIC probes, updates or sync
-		// that would reach the internet or slow the page down.
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 900),
-	)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
+	tab := openBrowser(t, browser, 100*time.Second)
 
 	// Navigate waits for the load event, not for the network to go quiet:
 	// the UI polls the server for as long as the page is open.
@@ -79,7 +59,7 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 	}
 
 	seen, err := waitVisible(tab, append(want, footer), want, 60*time.Second)
-	saveScreenshot(t, tab)
+	saveScreenshot(t, tab, screenshotPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +76,34 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 	// Some UI versions drop the last line of the details, which is why
 	// todo.Markdown ends with a footer; say whether this one did.
 	t.Logf("footer line %q visible: %v", footer, seen[footer])
+}
+
+// openBrowser starts a headless Chromium of its own for one test and returns
+// its first tab, closed when the test ends or after limit.
+func openBrowser(t *testing.T, browser string, limit time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(browser),
+		chromedp.Headless,
+		// Containers and CI runners usually cannot give Chromium its sandbox.
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		// Nothing but the UI on loopback: no QUIC probes, updates or sync
+		// that would reach the internet or slow the page down.
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 900),
+	)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelTab)
+	return tab
 }
 
 // waitVisible polls until every string in need is visible on the page or
@@ -152,7 +160,7 @@ const pageTextJS = `[document.body.innerText, ...[...document.querySelectorAll('
 	try { return '--- iframe ' + f.id + ' ---\n' + f.contentDocument.body.innerText; } catch (e) { return ''; }
 })].join('\n')`
 
-func saveScreenshot(t *testing.T, tab context.Context) {
+func saveScreenshot(t *testing.T, tab context.Context, screenshotPath string) {
 	t.Helper()
 	// Images (the avatar, icons) may still be loading or decoding after the
 	// text is there; wait for them so the picture shows what people see.
