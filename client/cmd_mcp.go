@@ -99,16 +99,7 @@ func (a *app) serveMCPHTTP(ctx context.Context, sessions *mcpserver.Sessions, ad
 	mux.Handle("/mcp", sessions.HTTPHandler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(a.stderr, "MCP server (streamable HTTP) at http://%s/mcp; name a session with ?%s=ID\n", ln.Addr(), mcpserver.SessionQuery)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serve(ctx, srv, ln)
 }
 
 // announce tells the person who configured the agent where its plan is.

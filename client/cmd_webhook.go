@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -110,16 +109,7 @@ func (a *app) listen(ctx context.Context, addr, name string, secret []byte) erro
 	url := "http://" + ln.Addr().String() + "/hook"
 	fmt.Fprintf(a.stderr, "Listening for notifications at %s, signed with secret %q (Ctrl-C to stop)\n", url, name)
 	fmt.Fprintf(a.stderr, "  subscribe a session: client subscribe SESSION --url %s --secret %s\n", url, name)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serve(ctx, srv, ln)
 }
 
 // webhookListener is a receiver as the README asks one to be: signature

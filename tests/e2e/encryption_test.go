@@ -185,19 +185,5 @@ func TestTemporalUIShowsTheEncryptedPlan(t *testing.T) {
 
 	openDetails()
 	footer := fmt.Sprintf("seq %d", res.Seq)
-	seen, err = waitVisible(tab, append(want, footer), want, 60*time.Second)
-	saveScreenshot(t, tab, encryptedScreenshotPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	for _, w := range want {
-		if !seen[w] {
-			missing = append(missing, w)
-		}
-	}
-	if len(missing) > 0 {
-		text, _ := chromedp.Run(tab, chromedp.Evaluate[string](pageTextJS))
-		t.Fatalf("the workflow page never showed %q (screenshot: %s); page text:\n%s", missing, encryptedScreenshotPath, text)
-	}
+	expectVisible(t, tab, want, footer, encryptedScreenshotPath)
 }

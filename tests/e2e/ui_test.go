@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,21 +59,7 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 		t.Fatalf("click the User Metadata tab: %v", err)
 	}
 
-	seen, err := waitVisible(tab, append(want, footer), want, 60*time.Second)
-	saveScreenshot(t, tab, screenshotPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	for _, w := range want {
-		if !seen[w] {
-			missing = append(missing, w)
-		}
-	}
-	if len(missing) > 0 {
-		text, _ := chromedp.Run(tab, chromedp.Evaluate[string](pageTextJS))
-		t.Fatalf("the workflow page never showed %q (screenshot: %s); page text:\n%s", missing, screenshotPath, text)
-	}
+	seen := expectVisible(t, tab, want, footer, screenshotPath)
 	// Some UI versions drop the last line of the details, which is why
 	// todo.Markdown ends with a footer; say whether this one did.
 	t.Logf("footer line %q visible: %v", footer, seen[footer])
@@ -190,4 +177,27 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// expectVisible waits until the page shows every text of want (and notes
+// whether it shows extra too), saves a screenshot either way, and fails
+// with the page's text when something never showed.
+func expectVisible(t *testing.T, tab context.Context, want []string, extra, screenshot string) map[string]bool {
+	t.Helper()
+	seen, err := waitVisible(tab, append(slices.Clone(want), extra), want, 60*time.Second)
+	saveScreenshot(t, tab, screenshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, w := range want {
+		if !seen[w] {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		text, _ := chromedp.Run(tab, chromedp.Evaluate[string](pageTextJS))
+		t.Fatalf("the workflow page never showed %q (screenshot: %s); page text:\n%s", missing, screenshot, text)
+	}
+	return seen
 }
