@@ -15,11 +15,14 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/proxy"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/durabletodos/agenttodos/codec"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/sessionlog"
@@ -85,13 +88,25 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if err := os.WriteFile(secretsFile, []byte("hooks="+secrets["webhook secret"]+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := newWorkerConfig(t)
-	cfg.Env = []string{
-		"OPENAI_BASE_URL=" + chat.URL + "/v1", "OPENAI_API_KEY=" + openAIKey, "AGENT_MODEL=test-model",
-		"AGENT_WEBHOOK_SECRETS=" + secretsFile, "AGENT_LOG_LEVEL=debug",
+	// Payload encryption on, with the codec server's token: the keys and
+	// the token are secrets too, and the histories are read decrypted as
+	// well as raw, so encryption cannot hide a leak of the others.
+	enc := newEncrypted(t)
+	keyLine, _ := os.ReadFile(enc.keyFile)
+	for _, line := range strings.Split(string(keyLine), "\n") {
+		if id, key, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(id, "#") {
+			secrets["encryption key "+id] = key
+		}
 	}
+	secrets["codec token"] = enc.token
+	cfg := enc.cfg
+	cfg.Env = append(cfg.Env,
+		"OPENAI_BASE_URL="+chat.URL+"/v1", "OPENAI_API_KEY="+openAIKey, "AGENT_MODEL=test-model",
+		"AGENT_WEBHOOK_SECRETS="+secretsFile, "AGENT_LOG_LEVEL=debug",
+	)
 	w := startWorker(t, "secrets", cfg)
-	c := dial(t, cfg.Frontend)
+	c := enc.dial(t)
+	decode := codec.New(enc.keys)
 	id := "secrets-session"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -116,8 +131,33 @@ func TestSecretsNeverLeak(t *testing.T) {
 	var leaks []string
 	leaks = append(leaks, secrets.find("worker output", []byte(w.out.String()))...)
 	s.Runs(func(runID string, hist *historypb.History) {
+		// protojson shows payloads in base64: read their bytes as well,
+		// as they are stored and as the codec decrypts them.
 		raw, _ := protojson.Marshal(hist)
-		leaks = append(leaks, secrets.find("history of run "+runID, raw)...)
+		var stored, clear bytes.Buffer
+		if err := proxy.VisitPayloads(ctx, proto.Clone(hist), proxy.VisitPayloadsOptions{
+			Visitor: func(_ *proxy.VisitPayloadsContext, p []*commonpb.Payload) ([]*commonpb.Payload, error) {
+				for _, one := range p {
+					stored.Write(one.GetData())
+				}
+				dec, err := decode.Decode(p)
+				for _, one := range dec {
+					clear.Write(one.GetData())
+					for _, v := range one.GetMetadata() {
+						clear.Write(v)
+					}
+				}
+				return p, err
+			},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(clear.Bytes(), []byte("Rotate the keys")) {
+			t.Fatalf("the decrypted history of run %s lacks the plan: the check reads nothing", runID)
+		}
+		leaks = append(leaks, secrets.find("history of run "+runID, append(raw, stored.Bytes()...))...)
+		raw = clear.Bytes()
+		leaks = append(leaks, secrets.find("decrypted history of run "+runID, raw)...)
 	})
 	for _, q := range []string{contract.QueryTodos, contract.QueryTodoHistory, contract.QuerySessionLog, contract.QuerySubscribers} {
 		v, err := c.QueryWorkflow(ctx, id, "", q)
