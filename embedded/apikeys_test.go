@@ -259,6 +259,12 @@ func TestWebUIAsksForTheAPIKey(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, "waitForGo") {
 		t.Fatalf("a reader describes the workflow in the UI: %d\n%s", status, body)
 	}
+	// The raw history download, which the UI server fetches outside
+	// grpc-gateway, carries the reader's key too.
+	status, _, body = uiRequest(t, s, http.MethodGet, "/api/v1/namespaces/"+s.Namespace()+"/workflows/in-the-ui/run/"+run.GetRunID()+"/history.json", readerKey, "", nil)
+	if status != http.StatusOK || !strings.HasPrefix(body, "[") || !strings.Contains(body, `"event_id":1`) || strings.Contains(body, `"error"`) {
+		t.Fatalf("a reader downloads the raw history in the UI: %d\n%.500s", status, body)
+	}
 	status, _, body = uiRequest(t, s, http.MethodPost, signal, readerKey, signalBody, nil)
 	if status != http.StatusForbidden || !strings.Contains(body, `\"alice\" is a reader key`) && !strings.Contains(body, `"alice" is a reader key`) {
 		t.Fatalf("a reader signals in the UI: %d, want 403 naming the reader\n%s", status, body)

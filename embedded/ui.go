@@ -57,7 +57,7 @@ func startUI(ctx context.Context, addr endpoint, frontend, namespace string, cod
 	}
 	if sec.on() {
 		var err error
-		if ui.gate, err = startUIGate(addr, serverAddr, sec, logger); err != nil {
+		if ui.gate, err = startUIGate(addr, serverAddr, frontend, sec, logger); err != nil {
 			ui.stop()
 			return nil, err
 		}

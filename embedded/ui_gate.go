@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -31,14 +32,26 @@ import (
 // The UI server's own connection to the frontend carries no key, so it can
 // do nothing without the person's.
 type uiGate struct {
-	srv  *http.Server
-	done chan struct{}
+	srv     *http.Server
+	done    chan struct{}
+	history *rawHistory // nil without API keys
 }
 
 // basicRealm is what the browser's prompt shows.
 const basicRealm = `Basic realm="Temporal Web UI (agent todos): your API key is the password", charset="UTF-8"`
 
-func startUIGate(addr, uiServer endpoint, sec security, logger *slog.Logger) (*uiGate, error) {
+func startUIGate(addr, uiServer endpoint, frontend string, sec security, logger *slog.Logger) (_ *uiGate, err error) {
+	g := &uiGate{done: make(chan struct{})}
+	if sec.keys != nil {
+		if g.history, err = newRawHistory(frontend, sec); err != nil {
+			return nil, fmt.Errorf("web UI: %w", err)
+		}
+		defer func() {
+			if err != nil {
+				g.history.close()
+			}
+		}()
+	}
 	l, err := net.Listen("tcp", addr.listen())
 	if err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
@@ -56,15 +69,19 @@ func startUIGate(addr, uiServer endpoint, sec security, logger *slog.Logger) (*u
 		FlushInterval: -1,
 		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	g := &uiGate{
-		srv: &http.Server{
-			Handler:           sameOrigin(keyGate(sec.keys, proxy)),
-			ReadHeaderTimeout: 30 * time.Second,
-			// Handshakes that fail (a browser without the client
-			// certificate mutual TLS asks for) are worth a warning.
-			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		},
-		done: make(chan struct{}),
+	var next http.Handler = proxy
+	if g.history != nil {
+		mux := http.NewServeMux()
+		mux.Handle(rawHistoryPattern, g.history.handler)
+		mux.Handle("/", proxy)
+		next = mux
+	}
+	g.srv = &http.Server{
+		Handler:           sameOrigin(keyGate(sec.keys, next)),
+		ReadHeaderTimeout: 30 * time.Second,
+		// Handshakes that fail (a browser without the client
+		// certificate mutual TLS asks for) are worth a warning.
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	go func() {
 		defer close(g.done)
@@ -78,6 +95,9 @@ func startUIGate(addr, uiServer endpoint, sec security, logger *slog.Logger) (*u
 func (g *uiGate) stop() {
 	_ = g.srv.Close()
 	<-g.done
+	if g.history != nil {
+		g.history.close()
+	}
 }
 
 // sameOrigin refuses writes a page of another site makes the browser send.
@@ -106,7 +126,7 @@ func keyGate(keys *apikeys.Keys, next http.Handler) http.Handler {
 			return
 		}
 		r.Header.Set("Authorization", "Bearer "+key)
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), personKey{}, key)))
 	})
 }
 

@@ -1,0 +1,62 @@
+package embedded
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	uiapi "github.com/temporalio/ui-server/v2/server/api"
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+)
+
+// rawHistory answers the UI's raw history download (the history.json a
+// workflow's page links to) under API keys. The UI server serves that one
+// route with its own gRPC client instead of through grpc-gateway, so it
+// sends the frontend no Authorization header, and the frontend refuses it
+// ("needs an API key"). The gate serves it with the UI server's very
+// handler, whose client adds the person's key: the same bytes, judged by
+// the same role.
+type rawHistory struct {
+	handler http.Handler
+	conn    *grpc.ClientConn
+}
+
+// rawHistoryPattern is the route, as the UI server mounts it under /api/v1.
+const rawHistoryPattern = "GET /api/v1/namespaces/{namespace}/workflows/{workflow}/run/{runid}/history.json"
+
+func newRawHistory(frontend string, sec security) (*rawHistory, error) {
+	creds := insecure.NewCredentials()
+	if sec.tls != nil {
+		creds = credentials.NewTLS(sec.tls.clientConfig())
+	}
+	conn, err := grpc.NewClient(frontend, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.Logger.SetOutput(io.Discard)
+	e.GET("/api/v1"+uiapi.WorkflowRawHistoryUrl, uiapi.WorkflowRawHistoryHandler(keyedHistory{workflowservice.NewWorkflowServiceClient(conn)}))
+	return &rawHistory{handler: e, conn: conn}, nil
+}
+
+func (h *rawHistory) close() { _ = h.conn.Close() }
+
+// personKey is the context key under which the gate hands a request's API
+// key to keyedHistory.
+type personKey struct{}
+
+type keyedHistory struct {
+	c workflowservice.WorkflowServiceClient
+}
+
+func (k keyedHistory) GetWorkflowExecutionHistory(ctx context.Context, req *workflowservice.GetWorkflowExecutionHistoryRequest, opts ...grpc.CallOption) (*workflowservice.GetWorkflowExecutionHistoryResponse, error) {
+	if key, ok := ctx.Value(personKey{}).(string); ok {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key)
+	}
+	return k.c.GetWorkflowExecutionHistory(ctx, req, opts...)
+}
