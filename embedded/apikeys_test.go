@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durabletodos/agenttodos/apikeys"
+	"github.com/durabletodos/agenttodos/tests/testca"
 )
 
 const (
@@ -291,5 +293,71 @@ func TestWebUIAsksForTheAPIKey(t *testing.T) {
 	}
 	if signals != 1 {
 		t.Errorf("%d signals in the history, want the writer's one", signals)
+	}
+}
+
+// TestAPIKeysOverMutualTLS: with both, a client certificate alone is not
+// a key, and the UI needs both the browser's certificate and the key; the
+// raw history download reaches the frontend over TLS with the person's key.
+func TestAPIKeysOverMutualTLS(t *testing.T) {
+	ca := testca.New(t, "test")
+	pair := ca.Server(t, "server", "localhost", "127.0.0.1")
+	s := startServer(t, Options{
+		FrontendAddress: "127.0.0.1:0",
+		UIAddress:       "127.0.0.1:0",
+		APIKeys:         testKeys(t),
+		TLS:             &TLSOptions{CertFile: pair.CertFile, KeyFile: pair.KeyFile, ClientCAFile: ca.CertFile},
+		Logger:          testLogger(),
+	})
+	alice := ca.Client(t, "alice").TLSCertificate(t)
+	conf := &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{alice}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dial := func(key string) client.Client {
+		opts := client.Options{
+			HostPort: s.FrontendAddress(), Namespace: s.Namespace(),
+			ConnectionOptions: client.ConnectionOptions{TLS: conf},
+			Logger:            sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+		}
+		if key != "" {
+			opts.Credentials = client.NewAPIKeyStaticCredentials(key)
+		}
+		c, err := client.DialContext(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	denied(t, "a certificate without a key", describeNamespace(dial(""), s.Namespace()), "NoAPIKey", "needs an API key")
+	run, err := dial(writerKey).ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "mtls-keys", TaskQueue: "nobody-polls"}, waitForGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	history := s.UIURL() + "/api/v1/namespaces/" + s.Namespace() + "/workflows/mtls-keys/run/" + run.GetRunID() + "/history.json"
+	get := func(certs []tls.Certificate, key string) (int, string, error) {
+		req, err := http.NewRequest(http.MethodGet, history, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("alice", key)
+		resp, err := httpsClient(ca.Pool(), certs...).Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+	if status, _, err := get(nil, readerKey); err == nil {
+		t.Fatalf("the UI with a key and no certificate: %d", status)
+	}
+	if status, _, err := get([]tls.Certificate{alice}, "guess-0123456789abcdef"); err != nil || status != http.StatusUnauthorized {
+		t.Fatalf("the UI with a certificate and an unknown key: %d %v", status, err)
+	}
+	status, body, err := get([]tls.Certificate{alice}, readerKey)
+	if err != nil || status != http.StatusOK || !strings.Contains(body, `"event_id":1`) || strings.Contains(body, `"error"`) {
+		t.Fatalf("the raw history with a certificate and the reader's key: %d %v\n%.500s", status, err, body)
 	}
 }

@@ -97,6 +97,14 @@ func uiGet(t *testing.T, hc *http.Client, s *Server, path string) (int, string, 
 	return resp.StatusCode, string(body), err
 }
 
+// presenting is a TLS client that presents cert whatever CAs the server
+// asks for: with Certificates, Go would send nothing rather than a
+// certificate of a CA the server did not name, and the test would prove
+// less than it says.
+func presenting(roots *x509.CertPool, cert tls.Certificate) *tls.Config {
+	return &tls.Config{RootCAs: roots, GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }}
+}
+
 func httpsClient(roots *x509.CertPool, certs ...tls.Certificate) *http.Client {
 	return &http.Client{
 		Timeout:   30 * time.Second,
@@ -161,7 +169,7 @@ func TestMutualTLSRequiresAClientCertificate(t *testing.T) {
 	alice := ca.Client(t, "alice").TLSCertificate(t)
 
 	mustRefuse(t, "client without a certificate", s, &tls.Config{RootCAs: ca.Pool()})
-	mustRefuse(t, "client with a certificate of another CA", s, &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{stranger}})
+	mustRefuse(t, "client with a certificate of another CA", s, presenting(ca.Pool(), stranger))
 	c := mustConnect(t, "client with a certificate of the CA", s, &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{alice}})
 	runUpsertWorkflow(t, c, "mutual-tls")
 
@@ -169,7 +177,8 @@ func TestMutualTLSRequiresAClientCertificate(t *testing.T) {
 	if status, _, err := uiGet(t, httpsClient(ca.Pool()), s, path); err == nil {
 		t.Fatalf("UI without a client certificate: status %d", status)
 	}
-	if status, _, err := uiGet(t, httpsClient(ca.Pool(), stranger), s, path); err == nil {
+	strangerUI := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: presenting(ca.Pool(), stranger)}}
+	if status, _, err := uiGet(t, strangerUI, s, path); err == nil {
 		t.Fatalf("UI with another CA's certificate: status %d", status)
 	}
 	status, body, err := uiGet(t, httpsClient(ca.Pool(), alice), s, path)

@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"go.temporal.io/api/serviceerror"
+
+	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
+	"github.com/durabletodos/agenttodos/todo"
+)
+
+const (
+	e2eReaderKey = "alice-0123456789abcdef0123456789abcdef"
+	e2eWriterKey = "bob-0123456789abcdef0123456789abcdef"
+	e2eWorkerKey = "worker-0123456789abcdef0123456789abcdef"
+)
+
+// writeKeys writes a keys file in the README's format with the given mode.
+func writeKeys(t *testing.T, mode os.FileMode) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "api-keys")
+	text := "# name  role    key\n" +
+		"alice   reader  " + e2eReaderKey + "\n" +
+		"bob     writer  " + e2eWriterKey + "\n" +
+		"worker  worker  " + e2eWorkerKey + "\n"
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// mustDeny checks err is the server's permission error naming the key's
+// owner and role and the API, as a person reads it.
+func mustDeny(t *testing.T, what string, err error, want ...string) {
+	t.Helper()
+	var pd *serviceerror.PermissionDenied
+	if !errors.As(err, &pd) {
+		t.Fatalf("%s: %v, want a permission error", what, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(pd.Message, w) {
+			t.Errorf("%s: %q lacks %q", what, pd.Message, w)
+		}
+	}
+	t.Logf("%s denied: %s", what, pd.Message)
+}
+
+// TestAPIKeysDecideWhoMayReadOrSteer runs the worker with a keys file and
+// its own worker key, on loopback without TLS (so every client says
+// TEMPORAL_TLS=false / --tls=false: the SDK and the CLI turn TLS on for an
+// API key by default). Without a key nothing works; a reader reads the
+// plan and is told it may not write; a writer writes, by update, signal
+// and batch (run by the server's own worker service); the stock CLI and
+// the Web UI, in a real browser, do what the key's role allows.
+func TestAPIKeysDecideWhoMayReadOrSteer(t *testing.T) {
+	t.Parallel()
+	cfg := newWorkerConfig(t)
+
+	// The worker refuses to start with a keys file others can read, and
+	// without a worker key of its own.
+	cfg.Env = []string{"AGENT_API_KEYS=" + writeKeys(t, 0o644), "TEMPORAL_API_KEY=" + e2eWorkerKey, "TEMPORAL_TLS=false"}
+	if out := runWorkerToExit(t, cfg); !strings.Contains(out, "can be read by others") || !strings.Contains(out, "chmod 600") {
+		t.Fatalf("worker with a readable keys file:\n%s", out)
+	}
+	keys := writeKeys(t, 0o600)
+	cfg.Env = []string{"AGENT_API_KEYS=" + keys, "TEMPORAL_TLS=false"}
+	if out := runWorkerToExit(t, cfg); !strings.Contains(out, "set TEMPORAL_API_KEY to a key with the worker role") {
+		t.Fatalf("worker without a key:\n%s", out)
+	}
+	cfg.Env = []string{"AGENT_API_KEYS=" + keys, "TEMPORAL_API_KEY=" + e2eReaderKey, "TEMPORAL_TLS=false"}
+	if out := runWorkerToExit(t, cfg); !strings.Contains(out, `"alice"'s, a reader key: the worker needs a worker key`) {
+		t.Fatalf("worker with a reader key:\n%s", out)
+	}
+	// The worker's key runs the worker.
+	cfg.Env = []string{"AGENT_API_KEYS=" + keys, "TEMPORAL_API_KEY=" + e2eWorkerKey, "TEMPORAL_TLS=false"}
+	startWorker(t, "keys", cfg)
+
+	const id = "keys-session"
+	_, err := dialSecure(t, cfg.Frontend, nil, "", id)
+	mustDeny(t, "no key starts a session", err, "needs an API key", "TEMPORAL_API_KEY")
+	_, err = dialSecure(t, cfg.Frontend, nil, "guess-0123456789abcdef", id)
+	mustDeny(t, "an unknown key starts a session", err, "unknown API key")
+	_, err = dialSecure(t, cfg.Frontend, nil, e2eReaderKey, id)
+	mustDeny(t, "the reader starts a session", err, `"alice" is a reader key`, "StartWorkflowExecution")
+	writer, err := dialSecure(t, cfg.Frontend, nil, e2eWriterKey, id)
+	if err != nil {
+		t.Fatalf("the writer starts a session: %v", err)
+	}
+	reader, err := dialSecure(t, cfg.Frontend, nil, e2eReaderKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	asWriter := sessiontest.Session{T: t, C: writer, ID: id}
+	asReader := sessiontest.Session{T: t, C: reader, ID: id}
+	if res := asWriter.MustWrite("", `{"todos":[{"content":"Read the code","status":"in_progress"}]}`); res.Seq != 1 {
+		t.Fatalf("the writer's todo_write: %+v", res)
+	}
+	if st := asReader.Todos(); st.Seq != 1 || len(st.Todos) != 1 {
+		t.Fatalf("the reader's todos query: %+v", st)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = sessiontest.Write(ctx, reader, id, "", []byte(`{"todos":[{"content":"Sneak in","status":"pending"}]}`))
+	mustDeny(t, "the reader's todo_write", err, `"alice" is a reader key`, "may only read", "UpdateWorkflowExecution")
+	mustDeny(t, "the reader's todo_write signal",
+		reader.SignalWorkflow(ctx, id, "", contract.SignalTodoWrite, map[string]any{"todos": []todo.Item{{Content: "Sneak in", Status: todo.Pending}}}),
+		`"alice" is a reader key`, "SignalWorkflowExecution")
+	asWriter.Signal(contract.SignalTodoWrite, map[string]any{"todos": []todo.Item{{Content: "Read the code", Status: todo.Completed}}})
+	sessiontest.WaitFor(t, 30*time.Second, "the writer's signal applied", func() bool { return asReader.Todos().Seq == 2 })
+
+	// The stock CLI with the same keys.
+	readerCLI := secureCLI(t, cfg.Frontend, "TEMPORAL_API_KEY="+e2eReaderKey, "TEMPORAL_TLS=false")
+	writerCLI := secureCLI(t, cfg.Frontend, "TEMPORAL_API_KEY="+e2eWriterKey, "TEMPORAL_TLS=false")
+	var st todo.State
+	readerCLI.query(&st, "--workflow-id", id, "--type", contract.QueryTodos)
+	if st.Seq != 2 {
+		t.Fatalf("the reader's CLI query: %+v", st)
+	}
+	update := []string{"workflow", "update", "execute", "--name", contract.UpdateTodoWrite, "--workflow-id", id,
+		"--input", `{"todos":[{"content":"Read the code","status":"completed"},{"content":"Write the fix","status":"in_progress"}]}`}
+	if r := readerCLI.run(update...); r.err == nil || !strings.Contains(r.output(), `is a reader key`) || !strings.Contains(r.output(), "UpdateWorkflowExecution is not allowed") {
+		t.Fatalf("the reader's CLI update: %v\n%s", r.err, r.output())
+	}
+	writerCLI.json(nil, update...)
+	// A batch: the writer asks, the server's own worker service signals
+	// through the internal frontend.
+	batch := writerCLI.run("workflow", "signal", "--query", fmt.Sprintf("WorkflowId = %q", id), "--name", contract.SignalTodoWrite,
+		"--input", `{"todos":[{"content":"Write the fix","status":"completed"}]}`, "--yes", "--reason", "e2e batch")
+	if batch.err != nil {
+		t.Fatalf("the writer's batch signal: %v\n%s", batch.err, batch.output())
+	}
+	sessiontest.WaitFor(t, time.Minute, "the batch's signal applied", func() bool { return asReader.Todos().Seq == 4 })
+
+	// The Web UI asks for a key; with the reader's, a real browser shows
+	// the plan.
+	resp, err := http.Get("http://" + cfg.UI + "/namespaces/" + namespaceName + "/workflows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
+		t.Fatalf("the UI without a key: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	showsThePlanWithKey(t, cfg, id, e2eReaderKey, []string{"Plan: 1 of 1 completed", "Write the fix"})
+}
+
+// showsThePlanWithKey opens the session's page in Chromium, whose every
+// request carries the key as a Basic password (what the browser sends once
+// a person typed it into its prompt), and waits for the plan in the
+// User Metadata tab.
+func showsThePlanWithKey(t *testing.T, cfg workerConfig, id, key string, want []string) {
+	t.Helper()
+	browser := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900),
+	)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:"+key))
+	url := cfg.UIURL() + "/namespaces/" + namespaceName + "/workflows/" + id
+	if _, err := chromedp.Call(tab, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": basic}}); err != nil {
+		t.Fatalf("give the browser the key: %v", err)
+	}
+	if err := chromedp.Do(tab, chromedp.Navigate(url), chromedp.Click(chromedp.CSS(`a[data-testid="user-metadata-tab"]`))); err != nil {
+		t.Fatalf("open %s with the key: %v", url, err)
+	}
+	seen, err := waitVisible(tab, want, want, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !seen[w] {
+			text, _ := chromedp.Run(tab, chromedp.Evaluate[string](pageTextJS))
+			t.Fatalf("the page never showed %q; page text:\n%s", w, text)
+		}
+	}
+}
