@@ -46,7 +46,7 @@ type serverTLS struct {
 // with the flag that names it instead of surfacing as a failed handshake.
 func loadTLS(o TLSOptions, logger *slog.Logger) (*serverTLS, error) {
 	switch {
-	case o.CertFile == "" && o.KeyFile == "":
+	case o.CertFile == "" && o.KeyFile == "" && o.ClientCAFile != "":
 		return nil, errors.New("a client CA (--tls-client-ca) needs the server's own certificate and key too (--tls-cert, --tls-key)")
 	case o.CertFile == "" || o.KeyFile == "":
 		return nil, errors.New("TLS needs both the server's certificate and its key (--tls-cert and --tls-key)")

@@ -219,6 +219,7 @@ func TestTLSOptionsAreCheckedAtStart(t *testing.T) {
 	}{
 		{TLSOptions{CertFile: good.CertFile}, "both the server's certificate and its key"},
 		{TLSOptions{ClientCAFile: ca.CertFile}, "needs the server's own certificate"},
+		{TLSOptions{}, "both the server's certificate and its key"},
 		{TLSOptions{CertFile: good.CertFile, KeyFile: other.KeyFile}, "--tls-cert " + good.CertFile},
 		{TLSOptions{CertFile: noNames.CertFile, KeyFile: noNames.KeyFile}, "names no host"},
 		{TLSOptions{CertFile: expired.CertFile, KeyFile: expired.KeyFile}, "not now"},

@@ -67,14 +67,17 @@ func startUIGate(addr, uiServer endpoint, frontend string, sec security, logger 
 		},
 		// History downloads stream; pass each part on as it comes.
 		FlushInterval: -1,
-		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ErrorHandler:  proxyError(logger),
 	}
 	var next http.Handler = proxy
 	if g.history != nil {
-		mux := http.NewServeMux()
-		mux.Handle(rawHistoryPattern, g.history.handler)
-		mux.Handle("/", proxy)
-		next = mux
+		next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isRawHistory(r) {
+				g.history.handler.ServeHTTP(w, r)
+				return
+			}
+			proxy.ServeHTTP(w, r)
+		})
 	}
 	g.srv = &http.Server{
 		Handler:           sameOrigin(keyGate(sec.keys, next)),
@@ -90,6 +93,18 @@ func startUIGate(addr, uiServer endpoint, frontend string, sec security, logger 
 		}
 	}()
 	return g, nil
+}
+
+// proxyError answers a request the UI server did not. A browser that
+// leaves a page cancels the UI's requests in flight, which is no one's
+// problem; anything else is worth a warning.
+func proxyError(logger *slog.Logger) func(http.ResponseWriter, *http.Request, error) {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		if !errors.Is(err, context.Canceled) {
+			logger.Warn("web UI: the UI server did not answer", "path", r.URL.Path, "error", err)
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	}
 }
 
 func (g *uiGate) stop() {

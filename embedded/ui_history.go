@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	uiapi "github.com/temporalio/ui-server/v2/server/api"
@@ -26,8 +27,16 @@ type rawHistory struct {
 	conn    *grpc.ClientConn
 }
 
-// rawHistoryPattern is the route, as the UI server mounts it under /api/v1.
-const rawHistoryPattern = "GET /api/v1/namespaces/{namespace}/workflows/{workflow}/run/{runid}/history.json"
+// isRawHistory says whether a request is for that route, which the UI
+// server mounts as /api/v1 + uiapi.WorkflowRawHistoryUrl. The path is
+// matched loosely and the handler's own router takes it apart, as the UI
+// server's would; an http.ServeMux would redirect paths it finds unclean
+// (a workflow ID with "//" in it) that the UI server serves as they are.
+func isRawHistory(r *http.Request) bool {
+	p := r.URL.Path
+	return r.Method == http.MethodGet && strings.HasPrefix(p, "/api/v1/namespaces/") &&
+		strings.Contains(p, "/run/") && strings.HasSuffix(p, "/history.json")
+}
 
 func newRawHistory(frontend string, sec security) (*rawHistory, error) {
 	creds := insecure.NewCredentials()
