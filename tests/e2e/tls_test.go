@@ -82,8 +82,8 @@ func secureCLI(t *testing.T, frontend string, env ...string) *cli {
 	return &cli{t: t, bin: temporalCLI(t), addr: frontend, env: append(cleanEnv(t), env...)}
 }
 
-// uiGet fetches a path of a worker's Web UI over HTTPS.
-func uiGet(t *testing.T, url string, roots *x509.CertPool, certs ...tls.Certificate) (int, string, error) {
+// httpsGet fetches a path of a worker's Web UI over HTTPS.
+func httpsGet(t *testing.T, url string, roots *x509.CertPool, certs ...tls.Certificate) (int, string, error) {
 	t.Helper()
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: certs}}}
 	resp, err := hc.Get(url)
@@ -209,10 +209,10 @@ func TestWorkerServesMutualTLS(t *testing.T) {
 	// The Web UI asks browsers for a certificate too, and reaches the
 	// frontend with its own.
 	api := "https://" + cfg.UI + "/api/v1/namespaces/" + namespaceName + "/workflows/mtls-session"
-	if status, _, err := uiGet(t, api, ca.Pool()); err == nil {
+	if status, _, err := httpsGet(t, api, ca.Pool()); err == nil {
 		t.Fatalf("the UI without a client certificate: status %d", status)
 	}
-	if status, body, err := uiGet(t, api, ca.Pool(), alice.TLSCertificate(t)); err != nil || status != http.StatusOK || !strings.Contains(body, contract.WorkflowType) {
+	if status, body, err := httpsGet(t, api, ca.Pool(), alice.TLSCertificate(t)); err != nil || status != http.StatusOK || !strings.Contains(body, contract.WorkflowType) {
 		t.Fatalf("the UI with a certificate: %d %v\n%s", status, err, body)
 	}
 }
@@ -249,7 +249,7 @@ func TestWorkerServesTLS(t *testing.T) {
 		t.Fatalf("the CLI read %+v", st)
 	}
 	api := "https://" + cfg.UI + "/api/v1/namespaces/" + namespaceName + "/workflows/tls-session"
-	if status, body, err := uiGet(t, api, ca.Pool()); err != nil || status != http.StatusOK || !strings.Contains(body, contract.WorkflowType) {
+	if status, body, err := httpsGet(t, api, ca.Pool()); err != nil || status != http.StatusOK || !strings.Contains(body, contract.WorkflowType) {
 		t.Fatalf("the UI over TLS: %d %v\n%s", status, err, body)
 	}
 }
