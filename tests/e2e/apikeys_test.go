@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"go.temporal.io/api/serviceerror"
 
@@ -157,34 +155,22 @@ func TestAPIKeysDecideWhoMayReadOrSteer(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
 		t.Fatalf("the UI without a key: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
-	showsThePlanWithKey(t, cfg, id, e2eReaderKey, []string{"Plan: 1 of 1 completed", "Write the fix"})
+	tab := openBrowser(t, chromium(t), 100*time.Second)
+	showsThePlanWithKey(t, tab, cfg.UIURL(), id, e2eReaderKey, []string{"Plan: 1 of 1 completed", "Write the fix"})
 }
 
-// showsThePlanWithKey opens the session's page in Chromium, whose every
-// request carries the key as a Basic password (what the browser sends once
-// a person typed it into its prompt), and waits for the plan in the
-// User Metadata tab.
-func showsThePlanWithKey(t *testing.T, cfg workerConfig, id, key string, want []string) {
+// showsThePlanWithKey opens the session's page in Chromium as a person
+// would after typing the key into the browser's password prompt: the
+// credentials go with the first navigation (user:key@host), the browser
+// keeps them for the UI's origin and sends them with every request the page
+// makes there, and nowhere else. It waits for the plan in the User Metadata
+// tab.
+func showsThePlanWithKey(t *testing.T, tab context.Context, uiURL, id, key string, want []string) {
 	t.Helper()
-	browser := chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
-	defer cancel()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900),
-	)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:"+key))
-	url := cfg.UIURL() + "/namespaces/" + namespaceName + "/workflows/" + id
-	if _, err := chromedp.Call(tab, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": basic}}); err != nil {
-		t.Fatalf("give the browser the key: %v", err)
-	}
-	if err := chromedp.Do(tab, chromedp.Navigate(url), chromedp.Click(chromedp.CSS(`a[data-testid="user-metadata-tab"]`))); err != nil {
-		t.Fatalf("open %s with the key: %v", url, err)
+	withKey := strings.Replace(uiURL, "://", "://alice:"+key+"@", 1)
+	path := "/namespaces/" + namespaceName + "/workflows/" + id
+	if err := chromedp.Do(tab, chromedp.Navigate(withKey+path), chromedp.Click(chromedp.CSS(`a[data-testid="user-metadata-tab"]`))); err != nil {
+		t.Fatalf("open %s with the key: %v", uiURL+path, err)
 	}
 	seen, err := waitVisible(tab, want, want, 60*time.Second)
 	if err != nil {
