@@ -2,6 +2,11 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,9 +18,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
 
+	"github.com/durabletodos/agenttodos/codec"
 	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
+	"github.com/durabletodos/agenttodos/tests/testca"
 	"github.com/durabletodos/agenttodos/todo"
 )
 
@@ -163,11 +171,14 @@ func TestAPIKeysDecideWhoMayReadOrSteer(t *testing.T) {
 // would after typing the key into the browser's password prompt: the
 // credentials go with the first navigation (user:key@host), the browser
 // keeps them for the UI's origin and sends them with every request the page
-// makes there, and nowhere else. It waits for the plan in the User Metadata
+// makes there, and nowhere else. It waits for want in the User Metadata
 // tab.
 func showsThePlanWithKey(t *testing.T, tab context.Context, uiURL, id, key string, want []string) {
 	t.Helper()
-	withKey := strings.Replace(uiURL, "://", "://alice:"+key+"@", 1)
+	withKey := uiURL // "": the browser has the key already
+	if key != "" {
+		withKey = strings.Replace(uiURL, "://", "://alice:"+key+"@", 1)
+	}
 	path := "/namespaces/" + namespaceName + "/workflows/" + id
 	if err := chromedp.Do(tab, chromedp.Navigate(withKey+path), chromedp.Click(chromedp.CSS(`a[data-testid="user-metadata-tab"]`))); err != nil {
 		t.Fatalf("open %s with the key: %v", uiURL+path, err)
@@ -182,4 +193,78 @@ func showsThePlanWithKey(t *testing.T, tab context.Context, uiURL, id, key strin
 			t.Fatalf("the page never showed %q; page text:\n%s", w, text)
 		}
 	}
+}
+
+// trustingOnly makes Chromium accept the server's certificate, and only
+// it, as a person does who imported the CA: Chromium's own store cannot be
+// given a CA from the command line, but it can pin a key.
+func trustingOnly(t *testing.T, certFile string) chromedp.ExecAllocatorOption {
+	t.Helper()
+	raw, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(raw)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spki := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+	return chromedp.Flag("ignore-certificate-errors-spki-list", base64.StdEncoding.EncodeToString(spki[:]))
+}
+
+// TestSecuredUIDecryptsThroughTheCodecServer runs everything at once, as
+// the README's Security section adds it up: TLS, API keys and encrypted
+// payloads with the codec server and its token. A reader opens the UI over
+// HTTPS with the key as the password, signs in to the codec server with its
+// token, and sees the plan in clear.
+func TestSecuredUIDecryptsThroughTheCodecServer(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	ca := testca.New(t, "e2e")
+	server := ca.Server(t, "server", "localhost", "127.0.0.1")
+	e := newEncrypted(t)
+	// With the server's certificate the codec server serves TLS too.
+	e.codecURL = strings.Replace(e.codecURL, "http://", "https://", 1)
+	e.cfg.Env = append(e.cfg.Env,
+		"AGENT_TLS_CERT="+server.CertFile, "AGENT_TLS_KEY="+server.KeyFile, "AGENT_API_KEYS="+writeKeys(t, 0o600),
+		"TEMPORAL_TLS_SERVER_CA_CERT_PATH="+ca.CertFile, "TEMPORAL_API_KEY="+e2eWorkerKey,
+	)
+	startWorker(t, "everything", e.cfg)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := client.Options{
+		HostPort: e.cfg.Frontend, Namespace: namespaceName, Logger: sessiontest.QuietLogger(),
+		ConnectionOptions: client.ConnectionOptions{TLS: &tls.Config{RootCAs: ca.Pool()}},
+		Credentials:       client.NewAPIKeyStaticCredentials(e2eWriterKey),
+	}
+	codec.Configure(&opts, e.keys)
+	writer, err := client.DialContext(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	s := startSession(t, writer, "everything-at-once")
+	s.MustWrite("", `{"todos":[{"content":"Encrypt, authenticate, authorise","status":"in_progress"}]}`)
+	want := []string{"Plan: 0 of 1 completed", "Encrypt, authenticate, authorise"}
+
+	// The person opens the UI first, with the key; the plan is encrypted
+	// until the browser signs in to the codec server.
+	uiURL := "https://" + e.cfg.UI
+	tab := openBrowser(t, browser, 150*time.Second, trustingOnly(t, server.CertFile))
+	showsThePlanWithKey(t, tab, uiURL, s.ID, e2eReaderKey, []string{"Codec Server could not connect"})
+	err = chromedp.Do(tab,
+		chromedp.Navigate(e.codecURL+"/login"),
+		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), e.token),
+		chromedp.Submit(chromedp.CSS(`input[name="token"]`)),
+	)
+	if err != nil {
+		t.Fatalf("sign in at %s/login: %v", e.codecURL, err)
+	}
+	sessiontest.WaitFor(t, 20*time.Second, "the redirect to the UI after signing in", func() bool {
+		at, err := chromedp.Run(tab, chromedp.Location())
+		return err == nil && strings.HasPrefix(at, uiURL)
+	})
+	showsThePlanWithKey(t, tab, uiURL, s.ID, "", want)
 }
