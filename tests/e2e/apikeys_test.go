@@ -94,7 +94,7 @@ func TestAPIKeysDecideWhoMayReadOrSteer(t *testing.T) {
 	}
 	// The worker's key runs the worker.
 	cfg.Env = []string{"AGENT_API_KEYS=" + keys, "TEMPORAL_API_KEY=" + e2eWorkerKey, "TEMPORAL_TLS=false"}
-	startWorker(t, "keys", cfg)
+	w := startWorker(t, "keys", cfg)
 
 	const id = "keys-session"
 	_, err := dialSecure(t, cfg.Frontend, nil, "", id)
@@ -165,6 +165,18 @@ func TestAPIKeysDecideWhoMayReadOrSteer(t *testing.T) {
 	}
 	tab := openBrowser(t, chromium(t), 100*time.Second)
 	showsThePlanWithKey(t, tab, cfg.UIURL(), id, e2eReaderKey, []string{"Plan: 1 of 1 completed", "Write the fix"})
+
+	// Refusals are logged with the key's name, never a key: not the
+	// worker's own, not those used, not a stranger's guess.
+	out := w.out.String()
+	if !strings.Contains(out, `API key \"alice\" is a reader key`) {
+		t.Errorf("the worker's log does not name the refused reader:\n%s", out)
+	}
+	for _, k := range []string{e2eReaderKey, e2eWriterKey, e2eWorkerKey, "guess-0123456789abcdef"} {
+		if strings.Contains(out, k) {
+			t.Errorf("the worker's log holds the key %q", k)
+		}
+	}
 }
 
 // showsThePlanWithKey opens the session's page in Chromium as a person
