@@ -26,10 +26,17 @@ import (
 
 // dialSecure connects an SDK client with TLS settings (nil: plain text)
 // and an API key (empty: none) and proves the connection by starting a
-// session: the error is the refusal.
+// session: the error is the refusal. A refused handshake is retried by the
+// SDK as if the server were away, until the deadline; refusals are
+// expected quickly, so a test gives them less time than a connection.
 func dialSecure(t *testing.T, frontend string, conf *tls.Config, key, sessionID string) (client.Client, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return dialSecureWithin(t, 10*time.Second, frontend, conf, key, sessionID)
+}
+
+func dialSecureWithin(t *testing.T, limit time.Duration, frontend string, conf *tls.Config, key, sessionID string) (client.Client, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	opts := client.Options{
 		HostPort:          frontend,
@@ -54,6 +61,9 @@ func dialSecure(t *testing.T, frontend string, conf *tls.Config, key, sessionID 
 	t.Cleanup(c.Close)
 	return c, nil
 }
+
+// refusalLimit is how long a connection that must be refused gets.
+const refusalLimit = 3 * time.Second
 
 func refused(t *testing.T, what string, c client.Client, err error) {
 	t.Helper()
@@ -173,11 +183,11 @@ func TestWorkerServesMutualTLS(t *testing.T) {
 		t.Fatalf("the banner does not say the UI is https and clients need a certificate:\n%s", out)
 	}
 
-	c, err := dialSecure(t, cfg.Frontend, nil, "", "plain")
+	c, err := dialSecureWithin(t, refusalLimit, cfg.Frontend, nil, "", "plain")
 	refused(t, "plain-text client", c, err)
-	c, err = dialSecure(t, cfg.Frontend, &tls.Config{RootCAs: ca.Pool()}, "", "no-cert")
+	c, err = dialSecureWithin(t, refusalLimit, cfg.Frontend, &tls.Config{RootCAs: ca.Pool()}, "", "no-cert")
 	refused(t, "client without a certificate", c, err)
-	c, err = dialSecure(t, cfg.Frontend, presenting(ca.Pool(), mallory.TLSCertificate(t)), "", "stranger")
+	c, err = dialSecureWithin(t, refusalLimit, cfg.Frontend, presenting(ca.Pool(), mallory.TLSCertificate(t)), "", "stranger")
 	refused(t, "client with a certificate of another CA", c, err)
 	c, err = dialSecure(t, cfg.Frontend, &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{alice.TLSCertificate(t)}}, "", "mtls-session")
 	if err != nil {
@@ -230,9 +240,9 @@ func TestWorkerServesTLS(t *testing.T) {
 	}
 	startWorker(t, "tls", cfg)
 
-	c, err := dialSecure(t, cfg.Frontend, nil, "", "plain")
+	c, err := dialSecureWithin(t, refusalLimit, cfg.Frontend, nil, "", "plain")
 	refused(t, "plain-text client", c, err)
-	c, err = dialSecure(t, cfg.Frontend, &tls.Config{}, "", "untrusting")
+	c, err = dialSecureWithin(t, refusalLimit, cfg.Frontend, &tls.Config{}, "", "untrusting")
 	refused(t, "TLS client that does not trust the CA", c, err)
 	c, err = dialSecure(t, cfg.Frontend, &tls.Config{RootCAs: ca.Pool()}, "", "tls-session")
 	if err != nil {
