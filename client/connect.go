@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -145,7 +146,23 @@ type unreachableError struct {
 }
 
 func (e *unreachableError) Error() string {
+	if cause := e.err.Error(); tlsFailure(cause) {
+		// The server is there; asking whether the worker runs would send
+		// a person looking in the wrong place.
+		return fmt.Sprintf("cannot reach Temporal at %s over TLS: %s (check --tls-ca-path, --tls-cert-path and --tls-key-path, or TEMPORAL_TLS_*)", e.address, cause)
+	}
 	return fmt.Sprintf("cannot reach Temporal at %s: is the worker running? (go run ./worker)", e.address)
+}
+
+// tlsFailure says whether a dial failed in the TLS handshake: a server
+// that wants a certificate, or one we do not trust.
+func tlsFailure(cause string) bool {
+	for _, s := range []string{"tls:", "x509:", "authentication handshake failed"} {
+		if strings.Contains(cause, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *unreachableError) Unwrap() error { return e.err }

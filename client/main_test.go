@@ -295,4 +295,15 @@ func TestUnreachableServerHint(t *testing.T) {
 	if errOut.String() != "client: cannot reach Temporal at 127.0.0.1:7233: is the worker running? (go run ./worker)\n" {
 		t.Fatalf("got %q", errOut)
 	}
+	// A server that refuses the handshake is running: say what it refused.
+	a, _, errOut = testApp(nil)
+	a.dial = func(a *app) (client.Client, error) {
+		return nil, &unreachableError{address: "127.0.0.1:7233", err: errors.New(`connection error: desc = "error reading server preface: remote error: tls: certificate required"`)}
+	}
+	if code := a.main(context.Background(), []string{"todos", "S1"}); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := errOut.String(); !strings.Contains(got, "over TLS: ") || !strings.Contains(got, "tls: certificate required") || !strings.Contains(got, "--tls-cert-path") {
+		t.Fatalf("got %q", got)
+	}
 }

@@ -69,6 +69,8 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{
 			Name: cookieName, Value: r.PostForm.Get("token"), Path: "/",
 			HttpOnly: true, SameSite: http.SameSiteStrictMode,
+			// Over TLS the cookie must never travel in clear.
+			Secure: r.TLS != nil,
 		})
 		// Only back to a page of ours: no open redirect.
 		if next := r.PostForm.Get("next"); slices.Contains(s.origins, next) {

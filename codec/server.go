@@ -57,7 +57,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if origin != "" {
 		// The login page posts to its own origin.
-		if !slices.Contains(s.origins, origin) && origin != "http://"+r.Host {
+		if !slices.Contains(s.origins, origin) && origin != ownOrigin(r) {
 			http.Error(w, "origin not allowed: "+origin, http.StatusForbidden)
 			return
 		}
@@ -103,4 +103,13 @@ func (s *server) authorized(r *http.Request) bool {
 func (s *server) matches(token string) bool {
 	sum := sha256.Sum256([]byte(token))
 	return subtle.ConstantTimeCompare(sum[:], s.token) == 1
+}
+
+// ownOrigin is the origin of this server's own pages, on http or, behind
+// TLS (the embedded server's certificate), https.
+func ownOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
 }

@@ -148,6 +148,30 @@ func TestCodecServerLoginCookie(t *testing.T) {
 	}
 }
 
+// Behind TLS (the embedded server's certificate) the login page posts to
+// its own https origin, and the cookie it sets is Secure.
+func TestCodecServerLoginOverTLS(t *testing.T) {
+	keys := mustKeys(t, keyLine(t, "k1"))
+	srv := httptest.NewTLSServer(Handler(ServerOptions{Keys: keys, Token: token, Origins: []string{"https://127.0.0.1:8233"}}))
+	t.Cleanup(srv.Close)
+	browser := srv.Client()
+	browser.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/login", strings.NewReader(url.Values{"token": {token}, "next": {"https://127.0.0.1:8233"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", srv.URL)
+	res, err := browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign in from the page's own https origin: %d", res.StatusCode)
+	}
+	if c := res.Cookies(); len(c) != 1 || !c[0].Secure || !c[0].HttpOnly {
+		t.Fatalf("cookie over TLS: %+v", c)
+	}
+}
+
 func TestDecodeErrorsReachTheCaller(t *testing.T) {
 	srv, _ := codecServer(t, "")
 	other := New(mustKeys(t, keyLine(t, "k9")))

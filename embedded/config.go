@@ -3,6 +3,7 @@ package embedded
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"go.temporal.io/server/chasm/lib/callback"
 	"go.temporal.io/server/common/authorization"
@@ -26,21 +27,30 @@ type serverPorts struct {
 	history      endpoint
 	matching     endpoint
 	worker       endpoint
+	// The internal frontend, only with TLS or API keys (security.go).
+	internalFrontend, internalFrontendHTTP endpoint
 }
+
+func (p serverPorts) hasInternalFrontend() bool { return p.internalFrontend.port != 0 }
 
 // pickServerPorts chooses a free port for every internal service. Fixed
 // ports would make two servers in one process (our tests) collide.
-func pickServerPorts(frontend endpoint) (serverPorts, error) {
+func pickServerPorts(frontend endpoint, internalFrontend bool) (serverPorts, error) {
 	p := serverPorts{frontend: frontend}
-	for _, e := range []struct {
+	type port struct {
 		dst  *endpoint
 		host string
-	}{
+	}
+	ports := []port{
 		{&p.frontendHTTP, frontend.ip},
 		{&p.history, loopback},
 		{&p.matching, loopback},
 		{&p.worker, loopback},
-	} {
+	}
+	if internalFrontend {
+		ports = append(ports, port{&p.internalFrontend, loopback}, port{&p.internalFrontendHTTP, loopback})
+	}
+	for _, e := range ports {
 		port, err := freePort(e.host)
 		if err != nil {
 			return serverPorts{}, err
@@ -50,9 +60,12 @@ func pickServerPorts(frontend endpoint) (serverPorts, error) {
 	return p, nil
 }
 
-func buildServerConfig(ports serverPorts, sqlConf, visibility *config.SQL) *config.Config {
+func buildServerConfig(ports serverPorts, sqlConf, visibility *config.SQL, sec security) *config.Config {
 	var conf config.Config
 	conf.Global.Membership.BroadcastAddress = loopback
+	if sec.tls != nil {
+		conf.Global.TLS = sec.tls.rootTLS()
+	}
 	// Metrics and pprof stay off (nil / port 0): each would be one more
 	// listener to collide on and nothing here reads them.
 
@@ -98,6 +111,12 @@ func buildServerConfig(ports serverPorts, sqlConf, visibility *config.SQL) *conf
 	conf.NamespaceDefaults.Archival.History.State = "disabled"
 	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
 
+	if ports.hasInternalFrontend() {
+		// The server's own worker service finds the internal frontend
+		// through membership, which is what an empty PublicClient means.
+		conf.Services[string(primitives.InternalFrontendService)] = serviceConfig(ports.internalFrontend, ports.internalFrontendHTTP.port)
+		return &conf
+	}
 	// The server's own worker service (schedules, batch jobs, ...) reaches
 	// the frontend through this address.
 	conf.PublicClient.HostPort = ports.frontend.dial()
@@ -112,37 +131,50 @@ func serviceConfig(e endpoint, httpPort int) config.Service {
 	return s
 }
 
-func buildServerOptions(conf *config.Config, ports serverPorts, logger serverLogger) ([]temporal.ServerOption, error) {
-	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
-	if err != nil {
-		return nil, fmt.Errorf("creating authorizer: %w", err)
+func buildServerOptions(conf *config.Config, ports serverPorts, sec security, logger serverLogger) ([]temporal.ServerOption, error) {
+	authorizer, claimMapper := sec.authorization()
+	if authorizer == nil {
+		var err error
+		if authorizer, err = authorization.GetAuthorizerFromConfig(&conf.Global.Authorization); err != nil {
+			return nil, fmt.Errorf("creating authorizer: %w", err)
+		}
+		if claimMapper, err = authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger); err != nil {
+			return nil, fmt.Errorf("creating claim mapper: %w", err)
+		}
 	}
-	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
-	if err != nil {
-		return nil, fmt.Errorf("creating claim mapper: %w", err)
+	services := temporal.DefaultServices
+	// Static membership instead of ringpop: no gossip ports, no join
+	// delay, and two servers in one process cannot discover each other.
+	hosts := map[primitives.ServiceName]static.Hosts{
+		primitives.FrontendService: static.SingleLocalHost(ports.frontend.dial()),
+		primitives.HistoryService:  static.SingleLocalHost(ports.history.listen()),
+		primitives.MatchingService: static.SingleLocalHost(ports.matching.listen()),
+		primitives.WorkerService:   static.SingleLocalHost(ports.worker.listen()),
+	}
+	if ports.hasInternalFrontend() {
+		services = append(slices.Clone(services), string(primitives.InternalFrontendService))
+		hosts[primitives.InternalFrontendService] = static.SingleLocalHost(ports.internalFrontend.listen())
 	}
 	return []temporal.ServerOption{
 		temporal.WithConfig(conf),
-		temporal.ForServices(temporal.DefaultServices),
-		// Static membership instead of ringpop: no gossip ports, no join
-		// delay, and two servers in one process cannot discover each other.
-		temporal.WithStaticHosts(map[primitives.ServiceName]static.Hosts{
-			primitives.FrontendService: static.SingleLocalHost(ports.frontend.dial()),
-			primitives.HistoryService:  static.SingleLocalHost(ports.history.listen()),
-			primitives.MatchingService: static.SingleLocalHost(ports.matching.listen()),
-			primitives.WorkerService:   static.SingleLocalHost(ports.worker.listen()),
-		}),
+		temporal.ForServices(services),
+		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
-		temporal.WithDynamicConfigClient(dynamicConfig(ports)),
+		temporal.WithDynamicConfigClient(dynamicConfig(ports, sec)),
 	}, nil
 }
 
 // dynamicConfig mirrors the CLI dev server's defaults, plus what it takes
 // for Stop to leave nothing running.
-func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
+func dynamicConfig(ports serverPorts, sec security) dynamicconfig.StaticClient {
 	httpAddr := ports.frontendHTTP.dial()
+	// The frontend's HTTP port serves TLS whenever its gRPC port does.
+	callbackScheme := "http"
+	if sec.tls != nil {
+		callbackScheme = "https"
+	}
 	dc := dynamicconfig.StaticClient{
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8096,
 		// The UI and `temporal workflow list` poll visibility a lot; the
@@ -159,13 +191,12 @@ func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
 		dynamicconfig.FrontendPersistenceMaxQPS.Key():               10000,
 		dynamicconfig.HistoryPersistenceMaxQPS.Key():                45000,
-		// Nexus operations need a callback URL to complete asynchronously;
-		// plain HTTP because this server has no TLS.
-		nexusoperations.CallbackURLTemplate.Key(): "http://" + httpAddr + "/namespaces/{{.NamespaceName}}/nexus/callback",
+		// Nexus operations need a callback URL to complete asynchronously.
+		nexusoperations.CallbackURLTemplate.Key(): callbackScheme + "://" + httpAddr + "/namespaces/{{.NamespaceName}}/nexus/callback",
 		callback.AllowedAddresses.Key(): []struct {
 			Pattern       string
 			AllowInsecure bool
-		}{{Pattern: httpAddr, AllowInsecure: true}},
+		}{{Pattern: httpAddr, AllowInsecure: sec.tls == nil}},
 
 		// The worker service starts SDK workers for these background jobs and
 		// never stops them (upstream "TODO: Nothing is gracefully stopping
@@ -177,6 +208,12 @@ func dynamicConfig(ports serverPorts) dynamicconfig.StaticClient {
 		dynamicconfig.TaskQueueScannerEnabled.Key():       false,
 		dynamicconfig.HistoryScannerEnabled.Key():         false,
 		dynamicconfig.EnableParentClosePolicyWorker.Key(): false,
+	}
+	if sec.keys != nil {
+		// A denial's message says what the caller's key may do (see
+		// keyAuthorizer); without this the caller gets only "Request
+		// unauthorized.".
+		dc[dynamicconfig.ExposeAuthorizerErrors.Key()] = true
 	}
 	maps.Copy(dc, SessionLimits())
 	return dc

@@ -58,7 +58,7 @@ var (
 func (s serverLogger) Debug(msg string, tags ...tag.Tag) { s.log(slog.LevelDebug, msg, tags) }
 func (s serverLogger) Info(msg string, tags ...tag.Tag)  { s.log(slog.LevelInfo, msg, tags) }
 func (s serverLogger) Warn(msg string, tags ...tag.Tag)  { s.log(slog.LevelWarn, msg, tags) }
-func (s serverLogger) Error(msg string, tags ...tag.Tag) { s.log(slog.LevelError, msg, tags) }
+func (s serverLogger) Error(msg string, tags ...tag.Tag) { s.log(errorLevel(msg), msg, tags) }
 
 // DPanic, Panic and Fatal only log, as in the CLI dev server: exiting would
 // take the whole worker down with it. The fatal paths we know of (failed
@@ -81,4 +81,17 @@ func (s serverLogger) log(level slog.Level, msg string, tags []tag.Tag) {
 		attrs[i] = slog.Any(t.Key(), t.Value())
 	}
 	s.l.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// authorizationError is what the frontend logs for each request the
+// authorizer refuses (authorization.Interceptor). That is the caller's
+// mistake or an intrusion attempt, worth a warning with the reason (which
+// keyAuthorizer makes say who and what), not an error of the server.
+const authorizationError = "Authorization error"
+
+func errorLevel(msg string) slog.Level {
+	if msg == authorizationError {
+		return slog.LevelWarn
+	}
+	return slog.LevelError
 }

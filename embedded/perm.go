@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"runtime"
 )
 
@@ -39,4 +40,16 @@ func warnIfShared(logger *slog.Logger, path string, fi fs.FileInfo) {
 	}
 	logger.Warn("other local users can read the Temporal data, which includes plans and prompts",
 		"path", path, "mode", fmt.Sprintf("%04o", perm), "fix", fmt.Sprintf("chmod %o %s", want, path))
+}
+
+// warnIfKeyShared logs when other local users can read the TLS private key:
+// whoever has it can pose as this server. It is the operator's file, so as
+// with the data directory we say how to fix it rather than refuse or chmod.
+func warnIfKeyShared(logger *slog.Logger, path string) {
+	fi, err := os.Stat(path)
+	if err != nil || runtime.GOOS == "windows" || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	logger.Warn("other local users can read the TLS private key, and with it pose as this server",
+		"path", path, "mode", fmt.Sprintf("%04o", fi.Mode().Perm()), "fix", "chmod 600 "+path)
 }

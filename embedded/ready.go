@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,31 +20,48 @@ const (
 	pollMax = 200 * time.Millisecond
 )
 
+// frontendTarget is how this process's own clients reach a frontend: the
+// public one (with TLS when the server has it) or the internal one.
+type frontendTarget struct {
+	hostPort string
+	tls      *tls.Config // nil: plain text
+}
+
 // waitFrontend returns once a client can reach the frontend and see the
 // namespace, which is the point at which workers and the CLI just work.
 // server.Start returns when the services' start hooks have run, but the gRPC
 // server begins accepting in a goroutine, so this is not implied.
-func waitFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) error {
+func waitFrontend(ctx context.Context, t frontendTarget, namespace string, logger *slog.Logger) error {
+	return waitFor(ctx, t, func(ctx context.Context) error { return checkFrontend(ctx, t, namespace, true, logger) })
+}
+
+// waitHealthy returns once the frontend answers health checks, which need
+// no API key: all Start can ask of the public frontend when it has keys.
+func waitHealthy(ctx context.Context, t frontendTarget, namespace string, logger *slog.Logger) error {
+	return waitFor(ctx, t, func(ctx context.Context) error { return checkFrontend(ctx, t, namespace, false, logger) })
+}
+
+func waitFor(ctx context.Context, t frontendTarget, check func(context.Context) error) error {
 	var lastErr error
 	err := poll(ctx, func() bool {
-		lastErr = checkFrontend(ctx, hostPort, namespace, logger)
+		lastErr = check(ctx)
 		return lastErr == nil
 	})
 	if err != nil {
-		return fmt.Errorf("frontend at %s not ready: %w (last error: %v)", hostPort, err, lastErr)
+		return fmt.Errorf("frontend at %s not ready: %w (last error: %v)", t.hostPort, err, lastErr)
 	}
 	return nil
 }
 
-func checkFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) error {
+func checkFrontend(ctx context.Context, t frontendTarget, namespace string, describe bool, logger *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	c, err := dialFrontend(ctx, hostPort, namespace, logger)
+	c, err := dialFrontend(ctx, t, namespace, logger)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if _, err := c.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+	if _, err := c.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil || !describe {
 		return err
 	}
 	_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
@@ -51,10 +69,11 @@ func checkFrontend(ctx context.Context, hostPort, namespace string, logger *slog
 }
 
 // dialFrontend is a client of this server's own frontend.
-func dialFrontend(ctx context.Context, hostPort, namespace string, logger *slog.Logger) (client.Client, error) {
+func dialFrontend(ctx context.Context, t frontendTarget, namespace string, logger *slog.Logger) (client.Client, error) {
 	return client.DialContext(ctx, client.Options{
-		HostPort:  hostPort,
-		Namespace: namespace,
+		HostPort:          t.hostPort,
+		Namespace:         namespace,
+		ConnectionOptions: client.ConnectionOptions{TLS: t.tls},
 		// Without a logger the SDK prints to stdout.
 		Logger: sdklog.NewStructuredLogger(logger),
 	})

@@ -21,11 +21,11 @@ import (
 // ForceSearchAttributesCacheRefreshOnRead (config.go), so every service
 // reads a namespace's attribute aliases from the database, not from its
 // namespace cache, which refreshes only every 2 s.
-func addMissingSearchAttributes(ctx context.Context, hostPort, namespace string, names []string, logger *slog.Logger) error {
+func addMissingSearchAttributes(ctx context.Context, t frontendTarget, namespace string, names []string, logger *slog.Logger) error {
 	if len(names) == 0 {
 		return nil
 	}
-	c, err := dialFrontend(ctx, hostPort, namespace, logger)
+	c, err := dialFrontend(ctx, t, namespace, logger)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/temporal"
 
+	"github.com/durabletodos/agenttodos/apikeys"
 	"github.com/durabletodos/agenttodos/contract"
 )
 
@@ -63,6 +64,19 @@ type Options struct {
 	// Logger receives the server's warnings and errors; lower levels are
 	// dropped because the server is very chatty. Nil discards everything.
 	Logger *slog.Logger
+
+	// TLS, when set, makes the frontend (gRPC and HTTP) and the Web UI
+	// serve TLS, and with a client CA require client certificates.
+	TLS *TLSOptions
+	// APIKeys, when set, are the only way in: every request to the
+	// frontend and the Web UI needs one of them (Authorization: Bearer;
+	// the UI asks the browser for it as a password) and may do what its
+	// role allows (keyAuthorizer). The keys' roles apply in Namespace.
+	APIKeys *apikeys.Keys
+	// InsecureListen lets the frontend or the UI listen on an address
+	// other than loopback without TLS; Start refuses that otherwise
+	// (InsecureListenError).
+	InsecureListen bool
 }
 
 // Server is a running embedded Temporal server.
@@ -106,6 +120,20 @@ func withDefaults(opts Options) Options {
 
 func start(ctx context.Context, opts Options) (_ *Server, err error) {
 	logger, muteLogs := newSlog(opts.Logger)
+	if err := checkListen("frontend", opts.FrontendAddress, opts); err != nil {
+		return nil, err
+	}
+	if opts.UIAddress != UIDisabled {
+		if err := checkListen("Web UI", opts.UIAddress, opts); err != nil {
+			return nil, err
+		}
+	}
+	sec := security{keys: opts.APIKeys, namespace: opts.Namespace}
+	if opts.TLS != nil {
+		if sec.tls, err = loadTLS(*opts.TLS, logger); err != nil {
+			return nil, err
+		}
+	}
 	unlock := func() {}
 	if opts.DataDir != "" {
 		if opts.DataDir, err = filepath.Abs(opts.DataDir); err != nil {
@@ -147,12 +175,12 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 			return nil, fmt.Errorf("web UI: %w", err)
 		}
 	}
-	ports, err := pickServerPorts(frontend)
+	ports, err := pickServerPorts(frontend, sec.on())
 	if err != nil {
 		return nil, err
 	}
-	conf := buildServerConfig(ports, sqlConf, opts.Visibility)
-	serverOpts, err := buildServerOptions(conf, ports, serverLogger{logger})
+	conf := buildServerConfig(ports, sqlConf, opts.Visibility, sec)
+	serverOpts, err := buildServerOptions(conf, ports, sec, serverLogger{logger})
 	if err != nil {
 		return nil, err
 	}
@@ -173,14 +201,29 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 		}
 	}()
 
-	if err := waitFrontend(ctx, frontend.dial(), opts.Namespace, logger); err != nil {
+	// Start's own calls need the namespace and the operator API, which
+	// under API keys only an admin may call: with the internal frontend
+	// they go there, as the server itself, and of the public frontend
+	// only its health is asked.
+	public := frontendTarget{hostPort: frontend.dial()}
+	if sec.tls != nil {
+		public.tls = sec.tls.clientConfig()
+	}
+	own := public
+	if ports.hasInternalFrontend() {
+		own = frontendTarget{hostPort: ports.internalFrontend.dial()}
+		if err := waitHealthy(ctx, public, opts.Namespace, logger); err != nil {
+			return nil, err
+		}
+	}
+	if err := waitFrontend(ctx, own, opts.Namespace, logger); err != nil {
 		return nil, err
 	}
-	if err := addMissingSearchAttributes(ctx, frontend.dial(), opts.Namespace, opts.SearchAttributes, logger); err != nil {
+	if err := addMissingSearchAttributes(ctx, own, opts.Namespace, opts.SearchAttributes, logger); err != nil {
 		return nil, err
 	}
 	if opts.UIAddress != UIDisabled {
-		if s.ui, err = startUI(ctx, uiAddr, frontend.dial(), opts.Namespace, opts.UICodec); err != nil {
+		if s.ui, err = startUI(ctx, uiAddr, frontend.dial(), opts.Namespace, opts.UICodec, sec, logger); err != nil {
 			return nil, fmt.Errorf("web UI: %w", err)
 		}
 	}

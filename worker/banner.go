@@ -40,6 +40,9 @@ func printReady(out io.Writer, conn *connection, taskQueue string, enc *encrypti
 			}
 		}
 	}
+	if len(conn.Security) > 0 {
+		fmt.Fprintf(w, "  Clients need:      %s\n", strings.Join(conn.Security, ";\n                     "))
+	}
 	fmt.Fprintf(w, "\nTry:\n")
 	fmt.Fprintf(w, "  go run ./client%s run --script examples/plan-and-build.json \"Add a --json flag to the report command\"\n", clientFlags)
 	fmt.Fprintf(w, "  go run ./client%s start --id demo && go run ./client%s write demo --todo \"in_progress:Read the code\" --todo \"pending:Write the fix\"\n", clientFlags, clientFlags)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,14 +20,19 @@ import (
 // before the embedded server starts, which must know its URL, and serves
 // once the UI's origin is known.
 type codecServer struct {
-	ln   net.Listener
-	srv  *http.Server
-	done chan struct{}
+	ln     net.Listener
+	scheme string
+	srv    *http.Server
+	done   chan struct{}
 }
 
 // listenCodec binds addr. A codec server decrypts for whoever reaches it, so
-// anywhere but loopback it needs a token.
-func listenCodec(addr string, hasToken bool) (*codecServer, error) {
+// anywhere but loopback it needs a token. With conf (the embedded server's
+// certificate) it serves TLS, as the embedded UI does then: the UI's page,
+// on https, sends the sign-in cookie only to a codec server on https
+// (browsers tell sites apart by scheme too), and decrypted plans do not
+// cross a network in clear.
+func listenCodec(addr string, hasToken bool, conf *tls.Config) (*codecServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("codec server: %w", err)
@@ -35,7 +41,11 @@ func listenCodec(addr string, hasToken bool) (*codecServer, error) {
 		ln.Close()
 		return nil, fmt.Errorf("codec server on %s: it decrypts for anyone who can reach it; listen on loopback (127.0.0.1) or require a token (--codec-token-file or $%s)", addr, codec.EnvToken)
 	}
-	return &codecServer{ln: ln}, nil
+	c := &codecServer{ln: ln, scheme: "http"}
+	if conf != nil {
+		c.ln, c.scheme = tls.NewListener(ln, conf), "https"
+	}
+	return c, nil
 }
 
 // URL is where clients reach the server; a wildcard bind is reached on
@@ -46,7 +56,7 @@ func (c *codecServer) URL() string {
 	if tcp.IP.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
+	return c.scheme + "://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
 }
 
 func (c *codecServer) serve(h http.Handler, logger *slog.Logger) {
@@ -80,7 +90,7 @@ func uiOrigins(uiURL string) []string {
 	out := []string{uiURL}
 	if u, err := url.Parse(uiURL); err == nil {
 		if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() {
-			out = append(out, "http://"+net.JoinHostPort("localhost", u.Port()))
+			out = append(out, u.Scheme+"://"+net.JoinHostPort("localhost", u.Port()))
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,29 @@ type config struct {
 	UIAddress       string
 	StartTimeout    time.Duration
 	SQLitePragmas   map[string]string
+	// Who may reach the embedded server (README, "Security").
+	TLSCert, TLSKey, TLSClientCA string
+	APIKeys                      string
+	InsecureListen               bool
+}
+
+// embeddedOnly says which flags configure the embedded server's security,
+// which a worker on a configured cluster does not start: set there, they
+// would promise a protection nothing provides.
+func (c config) embeddedOnly() []string {
+	var set []string
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{
+		{"--tls-cert", c.TLSCert != ""}, {"--tls-key", c.TLSKey != ""}, {"--tls-client-ca", c.TLSClientCA != ""},
+		{"--api-keys", c.APIKeys != ""}, {"--insecure-listen", c.InsecureListen},
+	} {
+		if f.on {
+			set = append(set, f.name)
+		}
+	}
+	return set
 }
 
 func parseConfig(args []string) (config, error) {
@@ -83,6 +107,15 @@ func parseConfig(args []string) (config, error) {
 		c.SQLitePragmas[k] = val
 		return nil
 	})
+	fs.StringVar(&c.TLSCert, "tls-cert", envOr("AGENT_TLS_CERT", ""), "embedded server: its TLS certificate `file` (PEM); with --tls-key the frontend and the Web UI serve only TLS")
+	fs.StringVar(&c.TLSKey, "tls-key", envOr("AGENT_TLS_KEY", ""), "embedded server: the private key `file` of --tls-cert (PEM)")
+	fs.StringVar(&c.TLSClientCA, "tls-client-ca", envOr("AGENT_TLS_CLIENT_CA", ""), "embedded server: require client certificates signed by a CA in this `file` (mutual TLS)")
+	fs.StringVar(&c.APIKeys, "api-keys", envOr("AGENT_API_KEYS", ""), `embedded server: `+"`file`"+` of "name role key" lines (mode 0600; roles reader, writer, worker, admin): every request then needs one of the keys`)
+	insecureListen, err := envBool("AGENT_INSECURE_LISTEN")
+	if err != nil {
+		return c, err
+	}
+	fs.BoolVar(&c.InsecureListen, "insecure-listen", insecureListen, "embedded server: serve plain text on an address other than loopback (refused otherwise: anyone who reaches it could read the traffic)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -97,6 +130,18 @@ func envOr(key, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+func envBool(key string) (bool, error) {
+	v := envOr(key, "")
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s: want true or false, got %q", key, v)
+	}
+	return b, nil
 }
 
 func envDuration(key string, fallback time.Duration) (time.Duration, error) {

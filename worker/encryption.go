@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/durabletodos/agenttodos/codec"
@@ -39,7 +41,11 @@ func loadEncryption(cfg config) (*encryption, error) {
 		return e, nil
 	}
 	if cfg.CodecAddress != "-" {
-		if e.server, err = listenCodec(cfg.CodecAddress, token != ""); err != nil {
+		conf, err := codecTLS(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if e.server, err = listenCodec(cfg.CodecAddress, token != "", conf); err != nil {
 			return nil, err
 		}
 	}
@@ -82,4 +88,19 @@ func (e *encryption) codecURL() string {
 		return ""
 	}
 	return e.server.URL()
+}
+
+// codecTLS is the codec server's TLS: the embedded server's certificate when
+// it has one (--tls-cert), else none. It asks browsers for no client
+// certificate even under mutual TLS: its token guards it, and the stock
+// CLI's codec client (--codec-endpoint) cannot present one.
+func codecTLS(cfg config) (*tls.Config, error) {
+	if cfg.TLSCert == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("codec server: --tls-cert %s and --tls-key %s: %w", cfg.TLSCert, cfg.TLSKey, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }

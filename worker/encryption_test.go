@@ -82,6 +82,10 @@ func TestUIOrigins(t *testing.T) {
 	if got := strings.Join(uiOrigins("http://10.0.0.5:8233"), " "); got != "http://10.0.0.5:8233" {
 		t.Fatal(got)
 	}
+	// With --tls-cert the UI is on https, under localhost too.
+	if got := strings.Join(uiOrigins("https://127.0.0.1:8233"), " "); got != "https://127.0.0.1:8233 https://localhost:8233" {
+		t.Fatal(got)
+	}
 	if uiOrigins("") != nil {
 		t.Fatal("no UI, no origin")
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // newLogger builds the one zap logger that the SDK (through
-// log.NewStructuredLogger), the embedded server and our own code write to,
-// bridged to slog by zapslog.
+// log.NewStructuredLogger), the embedded server, the standard log package
+// and our own code write to, bridged to slog by zapslog.
 func newLogger(level string) (*slog.Logger, func()) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
@@ -24,5 +24,10 @@ func newLogger(level string) (*slog.Logger, func()) {
 	if err != nil {
 		z = zap.NewNop()
 	}
-	return slog.New(zapslog.NewHandler(z.Core(), zapslog.WithCaller(true))), func() { _ = z.Sync() }
+	l := slog.New(zapslog.NewHandler(z.Core(), zapslog.WithCaller(true)))
+	// The Web UI server reports with the standard log package (with TLS:
+	// "Loaded CA cert from base64"); through slog's default those lines
+	// come out as the worker's own, not in a second format.
+	slog.SetDefault(l)
+	return l, func() { _ = z.Sync() }
 }

@@ -66,12 +66,13 @@ func TestTemporalUIShowsThePlan(t *testing.T) {
 }
 
 // openBrowser starts a headless Chromium of its own for one test and returns
-// its first tab, closed when the test ends or after limit.
-func openBrowser(t *testing.T, browser string, limit time.Duration) context.Context {
+// its first tab, closed when the test ends or after limit; extra are more
+// command-line options.
+func openBrowser(t *testing.T, browser string, limit time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(browser),
 		chromedp.Headless,
 		// Containers and CI runners usually cannot give Chromium its sandbox.
@@ -86,7 +87,7 @@ func openBrowser(t *testing.T, browser string, limit time.Duration) context.Cont
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1400, 900),
-	)
+	}, extra...)...)
 	t.Cleanup(cancelAlloc)
 	tab, cancelTab := chromedp.NewContext(allocCtx)
 	t.Cleanup(cancelTab)
