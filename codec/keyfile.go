@@ -70,6 +70,12 @@ func ParseKeys(text, source string) (*Keys, error) {
 		if !ok {
 			return nil, &KeyFileError{Source: source, Line: n, Reason: "want id=base64-key"}
 		}
+		if looksLikeKey(id) {
+			// A key line missing its ID ("<key>=" after padding, or the
+			// key twice): the part before "=" is key material, and the
+			// errors below would quote it as an ID.
+			return nil, &KeyFileError{Source: source, Line: n, Reason: "want id=base64-key (the part before \"=\" looks like a key, not an ID)"}
+		}
 		if !isKeyID(id) {
 			// The ID is shown only when it is short and printable: a line
 			// without "=" in the right place could be a key.
@@ -87,4 +93,14 @@ func ParseKeys(text, source string) (*Keys, error) {
 		entries = append(entries, keyEntry{id: id, secret: secret, line: n})
 	}
 	return newKeys(source, entries)
+}
+
+// looksLikeKey says whether text could be a key in base64: long enough, and
+// decoding to about KeyBytes.
+func looksLikeKey(text string) bool {
+	if len(text) < base64.RawStdEncoding.EncodedLen(KeyBytes)-2 {
+		return false
+	}
+	b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(text, "="))
+	return err == nil && len(b) >= KeyBytes-2
 }

@@ -65,13 +65,13 @@ func TestBadKeyLinesNeverQuoteTheKey(t *testing.T) {
 	secret := strings.TrimPrefix(good, "k1=")
 	for _, tc := range []struct{ text, want string }{
 		{strings.TrimRight(secret, "="), "line 1: want id=base64-key"},
-		{secret, "line 1: the key ID must be"}, // a padded key: "=" in the wrong place
+		{secret, "line 1: want id=base64-key (the part before"}, // a padded key: "=" in the wrong place
 		{good + "\n" + good, `line 2: key ID "k1" is defined twice`},
 		{"k1=" + secret[:20] + "!", `line 1: key "k1" is not standard base64`},
 		{"k1=" + secret[:20], `line 1: key "k1" is 15 bytes; AES-256 takes 32`},
 		{"k 1=" + secret, "line 1: the key ID must be"},
 		{"=" + secret, "line 1: the key ID must be"},
-		{secret + "=" + secret, "line 1: the key ID must be"},
+		{secret + "=" + secret, "line 1: want id=base64-key (the part before"},
 	} {
 		_, err := ParseKeys(tc.text, "keys.txt")
 		var kfe *KeyFileError
