@@ -57,10 +57,19 @@ func newEncrypted(t *testing.T) encrypted {
 
 // dial is an SDK client with the worker's keys, as our client has them.
 func (e encrypted) dial(t *testing.T) client.Client {
+	return e.dialWithKey(t, "")
+}
+
+// dialWithKey is dial with an API key too (sent without TLS, on loopback).
+func (e encrypted) dialWithKey(t *testing.T, apiKey string) client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	opts := client.Options{HostPort: e.cfg.Frontend, Namespace: namespaceName, Logger: sessiontest.QuietLogger()}
+	if apiKey != "" {
+		opts.Credentials = client.NewAPIKeyStaticCredentials(apiKey)
+		opts.ConnectionOptions.TLSDisabled = true
+	}
 	codec.Configure(&opts, e.keys)
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {

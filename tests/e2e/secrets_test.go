@@ -99,13 +99,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 	secrets["codec token"] = enc.token
+	// And API keys: the worker's, and the writer's this test reads with.
+	secrets["worker API key"], secrets["writer API key"], secrets["reader API key"] = e2eWorkerKey, e2eWriterKey, e2eReaderKey
 	cfg := enc.cfg
 	cfg.Env = append(cfg.Env,
+		"AGENT_API_KEYS="+writeKeys(t, 0o600), "TEMPORAL_API_KEY="+e2eWorkerKey, "TEMPORAL_TLS=false",
 		"OPENAI_BASE_URL="+chat.URL+"/v1", "OPENAI_API_KEY="+openAIKey, "AGENT_MODEL=test-model",
 		"AGENT_WEBHOOK_SECRETS="+secretsFile, "AGENT_LOG_LEVEL=debug",
 	)
 	w := startWorker(t, "secrets", cfg)
-	c := enc.dial(t)
+	c := enc.dialWithKey(t, e2eWriterKey)
 	decode := codec.New(enc.keys)
 	id := "secrets-session"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -186,7 +189,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		"/api/v1/namespaces/" + namespaceName + "/workflows/" + id,
 		"/api/v1/namespaces/" + namespaceName + "/workflows/" + id + "/history",
 	} {
-		body := uiGet(t, cfg.UIURL()+path)
+		body := uiGet(t, cfg.UIURL()+path, e2eReaderKey)
 		leaks = append(leaks, secrets.find("UI "+path, body)...)
 	}
 	files, _ := filepath.Glob(filepath.Join(cfg.DataDir, "*"))
@@ -201,10 +204,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 }
 
-// uiGet fetches a page or API answer of the Web UI, as a browser would.
-func uiGet(t *testing.T, url string) []byte {
+// uiGet fetches a page or API answer of the Web UI, as a browser would,
+// with the API key a person types at its prompt.
+func uiGet(t *testing.T, url, key string) []byte {
 	t.Helper()
-	resp, err := http.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("person", key)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
