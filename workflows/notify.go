@@ -234,6 +234,11 @@ func (s *session) deliver(ctx workflow.Context, sub *subscription) {
 			StartToCloseTimeout:    min(deliveryAttemptTimeout, remaining),
 			RetryPolicy:            &deliveryRetry,
 			Summary:                fmt.Sprintf("notify %s of seq %d", sub.ID, n.Seq),
+			// Started eagerly, a delivery ran inside the completion of the
+			// write's own workflow task, and its result's task then met
+			// the next write: the bench's write round trip with one
+			// subscriber went from 24.8 ms to 14.8 ms without it.
+			DisableEagerExecution: true,
 		}))
 		sub.sending, sub.cancel = true, cancel
 		var res activities.Delivered

@@ -270,7 +270,18 @@ func (b *bench) updateLatency() error {
 		}
 	}
 	b.r.delivered = rcv.count()
-	return nil
+	// The receiver goes away with this step: unsubscribe, or the session
+	// would retry its last notification through the steps that follow.
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: subscribed, UpdateName: contract.UpdateUnsubscribe, Args: []any{notify.Unsubscribe{ID: "bench"}},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	return err
 }
 
 // queryLatency measures `todos` on a session with one write and on one with
