@@ -129,12 +129,7 @@ func TestClientSubscribeCommands(t *testing.T) {
 func TestClientStartSubscribesAndLogShowsDeliveries(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{secrets: testSecrets(t)})
-	flaky := newWebhookReceiver(t, func(p receivedPost) int {
-		if p.Attempted <= 2 {
-			return http.StatusServiceUnavailable
-		}
-		return http.StatusNoContent
-	})
+	flaky := newWebhookReceiver(t, failsFirst(2))
 	refusing := newWebhookReceiver(t, func(receivedPost) int { return http.StatusUnauthorized })
 	id := uniqueID("client-start-subscribe")
 	out, errOut, code := h.runClient("start", "--id", id, "--subscribe", "flaky="+flaky.url(), "--subscribe", "refusing="+refusing.url(), "--subscribe-secret", "test")

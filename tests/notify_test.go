@@ -108,12 +108,7 @@ func TestNotificationsAreRetriedUntilTheReceiverAnswers(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{secrets: testSecrets(t)})
 	// This receiver fails the first two attempts of every notification.
-	flaky := newWebhookReceiver(t, func(p receivedPost) int {
-		if p.Attempted <= 2 {
-			return http.StatusServiceUnavailable
-		}
-		return http.StatusNoContent
-	})
+	flaky := newWebhookReceiver(t, failsFirst(2))
 	// This one is down until the test brings it up.
 	down, downURL := newDownWebhookReceiver(t)
 	id := uniqueID("notify-retry")

@@ -143,3 +143,14 @@ func testSecrets(t testing.TB) *notify.Secrets {
 	}
 	return s
 }
+
+// failsFirst answers 503 to the first n attempts of every notification and
+// 204 after: a receiver that is briefly overloaded.
+func failsFirst(n int) func(receivedPost) int {
+	return func(p receivedPost) int {
+		if p.Attempted <= n {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusNoContent
+	}
+}

@@ -266,17 +266,6 @@ func TestSecuredUIDecryptsThroughTheCodecServer(t *testing.T) {
 	uiURL := "https://" + e.cfg.UI
 	tab := openBrowser(t, browser, 150*time.Second, trustingOnly(t, server.CertFile))
 	showsThePlanWithKey(t, tab, uiURL, s.ID, e2eReaderKey, []string{"Codec Server could not connect"})
-	err = chromedp.Do(tab,
-		chromedp.Navigate(e.codecURL+"/login"),
-		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), e.token),
-		chromedp.Submit(chromedp.CSS(`input[name="token"]`)),
-	)
-	if err != nil {
-		t.Fatalf("sign in at %s/login: %v", e.codecURL, err)
-	}
-	sessiontest.WaitFor(t, 20*time.Second, "the redirect to the UI after signing in", func() bool {
-		at, err := chromedp.Run(tab, chromedp.Location())
-		return err == nil && strings.HasPrefix(at, uiURL)
-	})
+	e.signIn(t, tab, uiURL)
 	showsThePlanWithKey(t, tab, uiURL, s.ID, "", want)
 }

@@ -179,7 +179,18 @@ func TestTemporalUIShowsTheEncryptedPlan(t *testing.T) {
 
 	// Sign in as a person would: the codec server's page, the token, back
 	// to the UI.
-	err = chromedp.Do(tab,
+	e.signIn(t, tab, e.cfg.UIURL())
+
+	openDetails()
+	footer := fmt.Sprintf("seq %d", res.Seq)
+	expectVisible(t, tab, want, footer, encryptedScreenshotPath)
+}
+
+// signIn signs the browser in to the codec server as a person does: its
+// page, the token, and back to the UI at uiURL.
+func (e encrypted) signIn(t *testing.T, tab context.Context, uiURL string) {
+	t.Helper()
+	err := chromedp.Do(tab,
 		chromedp.Navigate(e.codecURL+"/login"),
 		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), e.token),
 		chromedp.Submit(chromedp.CSS(`input[name="token"]`)),
@@ -189,10 +200,6 @@ func TestTemporalUIShowsTheEncryptedPlan(t *testing.T) {
 	}
 	sessiontest.WaitFor(t, 20*time.Second, "the redirect to the UI after signing in", func() bool {
 		at, err := chromedp.Run(tab, chromedp.Location())
-		return err == nil && strings.HasPrefix(at, e.cfg.UIURL())
+		return err == nil && strings.HasPrefix(at, uiURL)
 	})
-
-	openDetails()
-	footer := fmt.Sprintf("seq %d", res.Seq)
-	expectVisible(t, tab, want, footer, encryptedScreenshotPath)
 }
