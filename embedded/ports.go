@@ -69,15 +69,29 @@ func (e endpoint) dial() string {
 	return e.listen()
 }
 
-// freePort asks the kernel for an unused port on host.
+// FreeAddress returns host:port for a port on host that nobody listens on,
+// for a caller that has to name an address before something binds it: a
+// server's frontend that other programs are told about up front, or a test
+// that restarts a process on the same address.
 //
-// The port is released before the server binds it, so another process could
+// The port is released before anyone binds it, so another process could
 // grab it in between. To make that unlikely, we connect to it and close the
 // server side first: the port then sits in TIME_WAIT, which keeps Linux from
-// handing it out again for bind(":0") while still letting us bind it
+// handing it out again for bind(":0") while still letting anyone bind it
 // explicitly (Go sets SO_REUSEADDR). macOS and Windows allocate ephemeral
 // ports sequentially, so they do not need this. Same trick as the Temporal
-// CLI's dev server.
+// CLI's dev server. A port picked by listening on ":0" and closing at once
+// has no such protection: the next bind(":0") anywhere on the machine may
+// get it, which is how two of our parallel tests once collided.
+func FreeAddress(host string) (string, error) {
+	port, err := freePort(host)
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+}
+
+// freePort is FreeAddress's port.
 func freePort(host string) (int, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {

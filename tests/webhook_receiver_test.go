@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
 )
@@ -54,12 +55,10 @@ func newWebhookReceiver(t testing.TB, answer func(p receivedPost) int) *webhookR
 // newDownWebhookReceiver reserves an address nobody answers on yet; start
 // it with up.
 func newDownWebhookReceiver(t testing.TB) (*webhookReceiver, string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := embedded.FreeAddress("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
 	r := &webhookReceiver{t: t, secret: []byte(testWebhookSecret), answer: func(receivedPost) int { return http.StatusOK }, tries: map[string]int{}}
 	return r, "http://" + addr + "/hook"
 }
@@ -67,14 +66,7 @@ func newDownWebhookReceiver(t testing.TB) (*webhookReceiver, string) {
 // up starts a down receiver on its reserved address.
 func (r *webhookReceiver) up(url string) {
 	addr := url[len("http://") : len(url)-len("/hook")]
-	var l net.Listener
-	var err error
-	for range 50 { // the port was ours a moment ago; give the kernel a moment
-		if l, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		r.t.Fatal(err)
 	}

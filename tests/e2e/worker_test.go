@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/durabletodos/agenttodos/embedded"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
 )
 
@@ -46,17 +46,15 @@ func newWorkerConfig(t *testing.T) workerConfig {
 
 func (c workerConfig) UIURL() string { return "http://" + c.UI }
 
-// freeAddr asks the kernel for a port nobody uses right now. Another process
-// could take it before the worker binds it, but on a test machine that is
-// rare enough, and the worker fails loudly if it happens.
+// freeAddr is an address the worker can bind a moment later; see
+// embedded.FreeAddress for why it is not simply a closed ":0" listener.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := embedded.FreeAddress("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 // workerProc is one run of the worker binary.
