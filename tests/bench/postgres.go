@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durabletodos/agenttodos/embedded"
 	"go.temporal.io/server/common/config"
 	serverlog "go.temporal.io/server/common/log"
 	_ "go.temporal.io/server/common/persistence/sql/sqlplugin/postgresql" // the "postgres12" SQL plugin
@@ -74,12 +75,14 @@ func (p *postgres) start() error {
 			return fmt.Errorf("chown %s: %w", dir, err)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := embedded.FreeAddress("127.0.0.1")
 	if err != nil {
 		return err
 	}
-	p.port = l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	if p.port, err = strconv.Atoi(port); err != nil {
+		return err
+	}
 	data := filepath.Join(dir, "data")
 	if err := p.run("initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"); err != nil {
 		return err
