@@ -66,26 +66,50 @@ var defaultWebhookClient = &http.Client{
 
 // DeliverNotification POSTs one notification, signed, with its idempotency
 // key. Every attempt sends the same body, signature and key, so a receiver
-// that saw the key already can answer 2xx and drop it.
+// that saw the key already can answer 2xx and drop it. Sessions started
+// before batched deliveries still run it; newer ones use
+// DeliverNotifications.
 func (w *Webhooks) DeliverNotification(ctx context.Context, d Delivery) (Delivered, error) {
-	secret, ok := w.Secrets.Lookup(d.SecretName)
+	secret, err := w.secret(d.SecretName)
+	if err != nil {
+		return Delivered{}, err
+	}
+	status, err := w.post(ctx, d.URL, secret, d.Notification)
+	if err != nil {
+		return Delivered{}, err
+	}
+	attempt := int32(1)
+	if activity.IsActivity(ctx) {
+		attempt = activity.GetInfo(ctx).Attempt
+	}
+	return Delivered{Status: status, Attempt: attempt}, nil
+}
+
+func (w *Webhooks) secret(name string) ([]byte, error) {
+	secret, ok := w.Secrets.Lookup(name)
 	if !ok {
-		return Delivered{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("webhook secret %q is not configured on this worker (--webhook-secrets)", d.SecretName), ErrTypeWebhookNoSecret, nil)
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("webhook secret %q is not configured on this worker (--webhook-secrets)", name), ErrTypeWebhookNoSecret, nil)
 	}
-	body, err := json.Marshal(d.Notification)
+	return secret, nil
+}
+
+// post sends one notification and returns the receiver's 2xx status, or an
+// ApplicationError that says whether another attempt could succeed.
+func (w *Webhooks) post(ctx context.Context, url string, secret []byte, n notify.Notification) (int, error) {
+	body, err := json.Marshal(n)
 	if err != nil {
-		return Delivered{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeWebhookRejected, nil)
+		return 0, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeWebhookRejected, nil)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return Delivered{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeWebhookRejected, nil)
+		return 0, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeWebhookRejected, nil)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "agent-todos-webhooks/1")
 	req.Header.Set(notify.HeaderSignature, notify.Sign(secret, body))
-	req.Header.Set(notify.HeaderIdempotencyKey, d.Notification.ID)
-	req.Header.Set(notify.HeaderEvent, joinKinds(d.Notification.Events))
+	req.Header.Set(notify.HeaderIdempotencyKey, n.ID)
+	req.Header.Set(notify.HeaderEvent, joinKinds(n.Events))
 
 	client := w.Client
 	if client == nil {
@@ -93,23 +117,19 @@ func (w *Webhooks) DeliverNotification(ctx context.Context, d Delivery) (Deliver
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Delivered{}, temporal.NewApplicationError(transportError(err), ErrTypeWebhookTransport)
+		return 0, temporal.NewApplicationError(transportError(err), ErrTypeWebhookTransport)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	attempt := int32(1)
-	if activity.IsActivity(ctx) {
-		attempt = activity.GetInfo(ctx).Attempt
-	}
 	switch code := resp.StatusCode; {
 	case code >= 200 && code < 300:
-		return Delivered{Status: code, Attempt: attempt}, nil
+		return code, nil
 	case code == http.StatusRequestTimeout, code == http.StatusTooEarly, code == http.StatusTooManyRequests, code >= 500:
-		return Delivered{}, temporal.NewApplicationErrorWithOptions(
+		return 0, temporal.NewApplicationErrorWithOptions(
 			fmt.Sprintf("webhook answered %s", resp.Status), ErrTypeWebhookStatus,
 			temporal.ApplicationErrorOptions{NextRetryDelay: retryAfter(resp.Header.Get("Retry-After"))})
 	default:
-		return Delivered{}, temporal.NewNonRetryableApplicationError(
+		return 0, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("webhook answered %s", resp.Status), ErrTypeWebhookRejected, nil)
 	}
 }

@@ -12,5 +12,10 @@ const (
 	// QuerySubscribers returns the subscribers with what each has pending.
 	QuerySubscribers = "subscribers"
 
+	// ActivityDeliverNotifications sends a subscriber a batch of
+	// notifications, one POST each, in order.
+	ActivityDeliverNotifications = "DeliverNotifications"
+	// ActivityDeliverNotification sends one; sessions started before
+	// batches still use it.
 	ActivityDeliverNotification = "DeliverNotification"
 )

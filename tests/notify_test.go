@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durabletodos/agenttodos/contract"
 	"github.com/durabletodos/agenttodos/notify"
 	"github.com/durabletodos/agenttodos/sessionlog"
 	"github.com/durabletodos/agenttodos/tests/sessiontest"
@@ -375,5 +376,50 @@ func TestOutboxIsBoundedWhileAReceiverIsDown(t *testing.T) {
 	if got[len(got)-1].Note.Seq != seqs[writes-1] {
 		t.Fatalf("the newest change (seq %d) was not delivered last: %d", seqs[writes-1], got[len(got)-1].Note.Seq)
 	}
+	h.replay(id)
+}
+
+// TestBurstOfWritesIsDeliveredInBatches: back-to-back writes are each told
+// to the subscriber, once, in order, by a few DeliverNotifications
+// activities rather than one per change, so that deliveries' results do not
+// keep interrupting the writes (see BENCHMARKS.md).
+func TestBurstOfWritesIsDeliveredInBatches(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{secrets: testSecrets(t)})
+	rcv := newWebhookReceiver(t, nil)
+	id := uniqueID("notify-batch")
+	h.start(id, workflows.SessionInput{Subscribers: []notify.Subscriber{{ID: "all", URL: rcv.url(), SecretName: "test"}}})
+	s := h.on(id)
+	const writes = 30
+	var seqs []int64
+	for i := range writes {
+		seqs = append(seqs, s.MustWrite("", listArgs(fmt.Sprintf("in_progress:Step %d", i))).Seq)
+	}
+	got := rcv.waitDelivered(writes, time.Minute)
+	for i, p := range got {
+		if p.Note.Seq != seqs[i] || !p.SigOK {
+			t.Fatalf("delivery %d: seq %d (signature ok: %v), want %d", i, p.Note.Seq, p.SigOK, seqs[i])
+		}
+	}
+	if n := len(rcv.all()); n != writes {
+		t.Errorf("%d POSTs for %d changes", n, writes)
+	}
+	sessiontest.WaitFor(t, 30*time.Second, "delivered events in the log", func() bool {
+		d, _ := notifyEvents(s)
+		return len(d) == writes
+	})
+	batches := 0
+	for _, e := range s.FetchHistory("").GetEvents() {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActivityDeliverNotifications {
+			batches++
+		}
+	}
+	// The first change goes at once; what follows within a second waits
+	// for the next batch. How many batches depends on the machine's speed,
+	// but far fewer than the changes.
+	if batches == 0 || batches > writes/3 {
+		t.Errorf("%d DeliverNotifications activities for %d back-to-back changes", batches, writes)
+	}
+	t.Logf("%d changes delivered by %d activities", writes, batches)
 	h.replay(id)
 }

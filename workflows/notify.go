@@ -45,14 +45,21 @@ var deliveryRetry = temporal.RetryPolicy{
 const deliveryAttemptTimeout = activities.WebhookTimeout + 5*time.Second
 
 // subscription is one subscriber and the notifications it has yet to get,
-// oldest first; while sending, the first is in flight.
+// oldest first; the first inFlight of them are being sent.
 type subscription struct {
 	notify.Subscriber
-	pending []notify.Notification
-	bytes   int
-	sending bool
-	removed bool
-	cancel  workflow.CancelFunc
+	pending  []notify.Notification
+	bytes    int
+	inFlight int
+	removed  bool
+	cancel   workflow.CancelFunc
+	// retried is the notification a batch stopped at, and its POSTs.
+	retried retriedHead
+}
+
+type retriedHead struct {
+	seq   int64
+	posts int
 }
 
 // SubscriberStatus is what the subscribers query returns for each.
@@ -158,7 +165,13 @@ func (s *session) subscribe(ctx workflow.Context, sub notify.Subscriber, pending
 	s.subs = append(s.subs, next)
 	// From the session's own context: one made by a subscribe update would
 	// tag every later log line of this subscriber with that update.
-	workflow.Go(s.notifyCtx, func(ctx workflow.Context) { s.deliver(ctx, next) })
+	workflow.Go(s.notifyCtx, func(ctx workflow.Context) {
+		if s.notifyBatch {
+			s.deliverBatches(ctx, next)
+			return
+		}
+		s.deliver(ctx, next)
+	})
 }
 
 // unsubscribe removes a subscriber; what it had pending is given up.
@@ -199,10 +212,7 @@ func (s *session) notifyChange(ctx workflow.Context, before []todo.Item, previou
 		}
 		// Make room by giving up the oldest waiting notification, never
 		// the one in flight.
-		first := 0
-		if sub.sending {
-			first = 1
-		}
+		first := sub.inFlight
 		for sub.bytes+size > share && len(sub.pending) > first {
 			old := sub.pending[first]
 			sub.pending = slices.Delete(sub.pending, first, first+1)
@@ -214,8 +224,9 @@ func (s *session) notifyChange(ctx workflow.Context, before []todo.Item, previou
 	}
 }
 
-// deliver sends a subscriber's notifications one at a time, in order, until
-// the subscriber is removed. It runs on a disconnected context: a cancelled
+// deliver sends a subscriber's notifications one activity each, in order,
+// until the subscriber is removed; sessions started before batches still
+// run it. It runs on a disconnected context: a cancelled
 // session still sends what it accepted (finish waits for it).
 func (s *session) deliver(ctx workflow.Context, sub *subscription) {
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
@@ -240,12 +251,12 @@ func (s *session) deliver(ctx workflow.Context, sub *subscription) {
 			// subscriber went from 24.8 ms to 14.8 ms without it.
 			DisableEagerExecution: true,
 		}))
-		sub.sending, sub.cancel = true, cancel
+		sub.inFlight, sub.cancel = 1, cancel
 		var res activities.Delivered
 		err := workflow.ExecuteActivity(actx, contract.ActivityDeliverNotification, activities.Delivery{
 			URL: sub.URL, SecretName: sub.SecretName, Notification: n,
 		}).Get(actx, &res)
-		sub.sending, sub.cancel = false, nil
+		sub.inFlight, sub.cancel = 0, nil
 		if sub.removed {
 			return
 		}

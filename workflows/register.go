@@ -17,6 +17,7 @@ func Register(r worker.Registry, cfg *Config, todos *activities.Todos, models *a
 	r.RegisterActivityWithOptions(todos.TodoWrite, activity.RegisterOptions{Name: contract.ActivityTodoWrite})
 	r.RegisterActivityWithOptions(models.ModelTurn, activity.RegisterOptions{Name: contract.ActivityModelTurn})
 	webhooks := &activities.Webhooks{Secrets: cfg.WebhookSecrets}
+	r.RegisterActivityWithOptions(webhooks.DeliverNotifications, activity.RegisterOptions{Name: contract.ActivityDeliverNotifications})
 	r.RegisterActivityWithOptions(webhooks.DeliverNotification, activity.RegisterOptions{Name: contract.ActivityDeliverNotification})
 }
 

@@ -115,7 +115,9 @@ type session struct {
 	steer bool
 	// notify is changeNotify's: webhook subscribers and their deliveries.
 	notify bool
-	subs   []*subscription
+	// notifyBatch is changeNotifyBatch's: deliveries in batches.
+	notifyBatch bool
+	subs        []*subscription
 	// notifyCtx is the run's root context, which delivery loops start from.
 	notifyCtx workflow.Context
 
@@ -165,6 +167,7 @@ func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, e
 	s.integrity = integrityVersion(ctx)
 	s.steer = s.integrity && steerVersion(ctx)
 	s.notify = s.steer && notifyVersion(ctx)
+	s.notifyBatch = s.notify && notifyBatchVersion(ctx)
 	// A session's input is checked when it starts; a carried input was
 	// checked then (or predates the check, and is clamped by withDefaults).
 	if s.integrity && in.Carry == nil {

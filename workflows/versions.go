@@ -28,6 +28,12 @@ const (
 	// activities that tell them of accepted changes, and the subscribers
 	// and their pending notifications carried across continue-as-new.
 	changeNotify = "notify"
+
+	// changeNotifyBatch covers: a subscriber's notifications sent by the
+	// DeliverNotifications activity in batches, a batch starting no sooner
+	// than batchWindow after the one before, instead of one
+	// DeliverNotification activity per change.
+	changeNotifyBatch = "notify-batch"
 )
 
 // integrityVersion is decided once per run, at its start.
@@ -43,4 +49,10 @@ func steerVersion(ctx workflow.Context) bool {
 // notifyVersion is decided once per run, at its start, after steerVersion.
 func notifyVersion(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeNotify, workflow.DefaultVersion, 1) >= 1
+}
+
+// notifyBatchVersion is decided once per run, at its start, after
+// notifyVersion.
+func notifyBatchVersion(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeNotifyBatch, workflow.DefaultVersion, 1) >= 1
 }

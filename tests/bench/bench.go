@@ -269,6 +269,21 @@ func (b *bench) updateLatency() error {
 			return err
 		}
 	}
+	// Every change is a notification; the step waits for the last to be
+	// delivered, and reports how long after the last write that was.
+	b.r.notifications = int64(b.o.warmup + b.o.updates)
+	lastWrite := time.Now()
+	for time.Since(lastWrite) < opTimeout {
+		var subs []workflows.SubscriberStatus
+		if err := b.query(subscribed, contract.QuerySubscribers, &subs); err != nil {
+			return err
+		}
+		if len(subs) == 1 && subs[0].Pending == 0 {
+			b.r.drained = time.Since(lastWrite)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	b.r.delivered = rcv.count()
 	// The receiver goes away with this step: unsubscribe, or the session
 	// would retry its last notification through the steps that follow.

@@ -1,0 +1,158 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durabletodos/agenttodos/activities"
+	"github.com/durabletodos/agenttodos/contract"
+	"github.com/durabletodos/agenttodos/notify"
+	"github.com/durabletodos/agenttodos/sessionlog"
+)
+
+// batchWindow is the least time between the starts of two batches to one
+// subscriber. A change after a quiet spell goes out at once; the changes of
+// a burst wait and go together. The window is what keeps deliveries off the
+// write path: each batch's result is a workflow task of the session, and a
+// write that arrives during one waits for it (one per change doubled the
+// round trip of back-to-back writes, see BENCHMARKS.md).
+const batchWindow = time.Second
+
+// maxBatch bounds the notifications one activity sends.
+const maxBatch = 64
+
+// deliverBatches sends a subscriber's notifications in order, in batches,
+// until the subscriber is removed. Like deliver, it runs on a disconnected
+// context, so that a cancelled session still sends what it accepted.
+func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
+	ctx, _ = workflow.NewDisconnectedContext(ctx)
+	var notBefore time.Time
+	for {
+		if err := workflow.Await(ctx, func() bool { return len(sub.pending) > 0 || sub.removed }); err != nil || sub.removed {
+			return
+		}
+		if workflow.Now(ctx).Before(notBefore) {
+			// The condition reads the clock, so a write's own workflow task
+			// after notBefore starts the batch; the timer only fires when
+			// the writes stop.
+			_, err := workflow.AwaitWithTimeout(ctx, notBefore.Sub(workflow.Now(ctx)), func() bool {
+				return sub.removed || !workflow.Now(ctx).Before(notBefore)
+			})
+			if err != nil || sub.removed {
+				return
+			}
+		}
+		s.giveUpExpired(ctx, sub)
+		if len(sub.pending) == 0 {
+			continue
+		}
+		now := workflow.Now(ctx)
+		notBefore = now.Add(batchWindow)
+		batch := slices.Clone(sub.pending[:min(len(sub.pending), maxBatch)])
+		headPosts := 0
+		if sub.retried.seq == batch[0].Seq {
+			headPosts = sub.retried.posts
+		}
+		// The batch's deadline is its first notification's: the others
+		// came later, and go in the next batch if this one runs out.
+		remaining := batch[0].At.Add(sub.Deadline()).Sub(now)
+		actx, cancel := workflow.WithCancel(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			ScheduleToCloseTimeout: remaining,
+			// Progress is heartbeated after each POST, and one POST is
+			// bounded by activities.WebhookTimeout: a worker that dies in
+			// the middle is noticed after this long.
+			HeartbeatTimeout: deliveryAttemptTimeout,
+			RetryPolicy:      &deliveryRetry,
+			Summary:          batchSummary(sub.ID, batch),
+			// Started eagerly, a batch would run inside the completion of
+			// the write's own workflow task and slow the next write.
+			DisableEagerExecution: true,
+		}))
+		sub.inFlight, sub.cancel = len(batch), cancel
+		var res activities.BatchResult
+		err := workflow.ExecuteActivity(actx, contract.ActivityDeliverNotifications, activities.Batch{
+			URL: sub.URL, SecretName: sub.SecretName, Notifications: batch, HeadPosts: headPosts,
+		}).Get(actx, &res)
+		sub.inFlight, sub.cancel = 0, nil
+		if sub.removed {
+			return
+		}
+		if err != nil {
+			// The batch failed on the notification it was on: what came
+			// before it is in the last heartbeat.
+			var timeout *temporal.TimeoutError
+			var progress activities.BatchProgress
+			if errors.As(err, &timeout) && timeout.HasLastHeartbeatDetails() && timeout.LastHeartbeatDetails(&progress) == nil {
+				res.Outcomes = progress.Outcomes
+			}
+		}
+		s.recordOutcomes(ctx, sub, batch, res.Outcomes)
+		switch {
+		case err != nil && len(res.Outcomes) < len(batch) && len(sub.pending) > 0 && sub.pending[0].Seq == batch[len(res.Outcomes)].Seq:
+			// Retried until its deadline (or failed for good): give it up.
+			// The rest have later deadlines and go in the next batch.
+			n := sub.pending[0]
+			if len(res.Outcomes) == 0 || !n.At.Add(sub.Deadline()).After(workflow.Now(ctx)) {
+				s.delivered(ctx, sub, n, activities.Delivered{}, err)
+			}
+		case res.Stopped != nil:
+			sub.retried = retriedHead{seq: res.Stopped.Seq, posts: res.Stopped.Posts}
+			// The next batch retries it: no sooner than the receiver
+			// asked, nor than a first retry would have.
+			notBefore = maxTime(notBefore, workflow.Now(ctx).Add(max(res.Stopped.RetryAfter, deliveryRetry.InitialInterval)))
+		}
+	}
+}
+
+// giveUpExpired gives up the notifications at the head of sub's queue that
+// are past the subscriber's giveUpAfter.
+func (s *session) giveUpExpired(ctx workflow.Context, sub *subscription) {
+	for len(sub.pending) > 0 {
+		n := sub.pending[0]
+		if n.At.Add(sub.Deadline()).After(workflow.Now(ctx)) {
+			return
+		}
+		s.delivered(ctx, sub, n, activities.Delivered{}, fmt.Errorf("not delivered within %s of the change", sub.Deadline()))
+	}
+}
+
+// recordOutcomes logs what became of the first notifications of a batch and
+// takes them off sub's queue. The queue still starts with the batch: what
+// is in flight is never trimmed, and a removed subscriber records nothing.
+func (s *session) recordOutcomes(ctx workflow.Context, sub *subscription, batch []notify.Notification, outcomes []activities.Outcome) {
+	for i, o := range outcomes {
+		if i >= len(batch) || len(sub.pending) == 0 || sub.pending[0].Seq != o.Seq {
+			return
+		}
+		n := sub.pending[0]
+		sub.pending = sub.pending[1:]
+		sub.bytes -= n.Size()
+		if o.Error != "" {
+			s.gaveUp(ctx, sub, n, o.Error)
+			continue
+		}
+		workflow.GetLogger(ctx).Info("Notification delivered", "subscriber", sub.ID, "seq", n.Seq, "posts", o.Posts, "status", o.Status)
+		s.appendEvent(ctx, sessionlog.NotifyDelivered, sessionlog.NotifyData{Subscriber: sub.ID, Seq: n.Seq, Attempts: int32(o.Posts), Status: o.Status})
+	}
+}
+
+// batchSummary names a batch in the UI's event history.
+func batchSummary(id string, batch []notify.Notification) string {
+	first, last := batch[0].Seq, batch[len(batch)-1].Seq
+	if first == last {
+		return fmt.Sprintf("notify %s of seq %d", id, first)
+	}
+	return fmt.Sprintf("notify %s of seq %d to %d (%d changes)", id, first, last, len(batch))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
