@@ -124,7 +124,9 @@ type TodoReminderData struct {
 type NotifyData struct {
 	Subscriber string `json:"subscriber"`
 	Seq        int64  `json:"seq"`
-	Attempts   int32  `json:"attempts,omitempty"`
-	Status     int    `json:"status,omitempty"`
-	Error      string `json:"error,omitempty"`
+	// Attempts counts the POSTs of this change, the delivering one
+	// included.
+	Attempts int32  `json:"attempts,omitempty"`
+	Status   int    `json:"status,omitempty"`
+	Error    string `json:"error,omitempty"`
 }

@@ -18,10 +18,11 @@ import (
 
 // A session tells its subscribers of each accepted change that matches their
 // filter. Each subscriber has its own queue and one delivery in flight at a
-// time, so a receiver gets a session's changes in seq order and a slow or
-// dead receiver holds up nobody else; the write path only appends to the
-// queues. Queues survive continue-as-new (the delivery in flight is sent
-// again by the next run, with the same idempotency key).
+// time (a batch: see notify_batch.go), so a receiver gets a session's
+// changes in seq order and a slow or dead receiver holds up nobody else; the
+// write path only appends to the queues. Queues survive continue-as-new
+// (what was in flight is sent again by the next run, with the same
+// idempotency keys).
 
 // outboxBudget bounds the notifications a session holds for its subscribers
 // together, so that they fit in the continue-as-new carry: each subscriber
