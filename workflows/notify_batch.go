@@ -53,11 +53,15 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 		}
 		now := workflow.Now(ctx)
 		notBefore = now.Add(batchWindow)
-		batch := slices.Clone(sub.pending[:min(len(sub.pending), maxBatch)])
-		headPosts := 0
-		if sub.retried.seq == batch[0].Seq {
-			headPosts = sub.retried.posts
+		size, headPosts := maxBatch, 0
+		if sub.retried.seq == sub.pending[0].Seq {
+			// A receiver that just failed gets the change it failed on
+			// alone until it answers: a batch is recorded in history
+			// whole, and one that stops at its first change again would
+			// record the rest once more each time.
+			size, headPosts = 1, sub.retried.posts
 		}
+		batch := slices.Clone(sub.pending[:min(len(sub.pending), size)])
 		// The batch's deadline is its first notification's: the others
 		// came later, and go in the next batch if this one runs out.
 		remaining := batch[0].At.Add(sub.Deadline()).Sub(now)
