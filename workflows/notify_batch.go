@@ -67,7 +67,7 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 		remaining := batch[0].At.Add(sub.Deadline()).Sub(now)
 		actx, cancel := workflow.WithCancel(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			ScheduleToCloseTimeout: remaining,
-			// Progress is heartbeated after each POST, and one POST is
+			// Progress is heartbeated around each POST, and one POST is
 			// bounded by activities.WebhookTimeout: a worker that dies in
 			// the middle is noticed after this long.
 			HeartbeatTimeout: deliveryAttemptTimeout,
