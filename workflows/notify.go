@@ -212,7 +212,7 @@ func (s *session) notifyChange(ctx workflow.Context, before []todo.Item, previou
 			continue
 		}
 		// Make room by giving up the oldest waiting notification, never
-		// the one in flight.
+		// one in flight.
 		first := sub.inFlight
 		for sub.bytes+size > share && len(sub.pending) > first {
 			old := sub.pending[first]

@@ -95,7 +95,7 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 				res.Outcomes = progress.Outcomes
 			}
 		}
-		s.recordOutcomes(ctx, sub, batch, res.Outcomes)
+		s.recordOutcomes(ctx, sub, res.Outcomes)
 		switch {
 		case err != nil && len(res.Outcomes) < len(batch) && len(sub.pending) > 0 && sub.pending[0].Seq == batch[len(res.Outcomes)].Seq:
 			// Retried until its deadline (or failed for good): give it up.
@@ -128,9 +128,9 @@ func (s *session) giveUpExpired(ctx workflow.Context, sub *subscription) {
 // recordOutcomes logs what became of the first notifications of a batch and
 // takes them off sub's queue. The queue still starts with the batch: what
 // is in flight is never trimmed, and a removed subscriber records nothing.
-func (s *session) recordOutcomes(ctx workflow.Context, sub *subscription, batch []notify.Notification, outcomes []activities.Outcome) {
-	for i, o := range outcomes {
-		if i >= len(batch) || len(sub.pending) == 0 || sub.pending[0].Seq != o.Seq {
+func (s *session) recordOutcomes(ctx workflow.Context, sub *subscription, outcomes []activities.Outcome) {
+	for _, o := range outcomes {
+		if len(sub.pending) == 0 || sub.pending[0].Seq != o.Seq {
 			return
 		}
 		n := sub.pending[0]
