@@ -92,6 +92,10 @@ func (w *Webhooks) DeliverNotifications(ctx context.Context, b Batch) (BatchResu
 		status, err := w.post(ctx, b.URL, secret, n)
 		var app *temporal.ApplicationError
 		switch {
+		case err != nil && errors.Is(ctx.Err(), context.Canceled):
+			// The session recalled the batch (it is continuing as new):
+			// it takes what was delivered from the cancellation.
+			return BatchResult{}, temporal.NewCanceledError(p)
 		case err == nil:
 			p.Outcomes = append(p.Outcomes, Outcome{Seq: n.Seq, Status: status, Posts: p.HeadPosts})
 		case errors.As(err, &app) && app.NonRetryable():

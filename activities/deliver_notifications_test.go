@@ -2,13 +2,17 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/durabletodos/agenttodos/notify"
 )
@@ -76,5 +80,50 @@ func TestDeliverNotificationsStopsWhereARetryIsNeeded(t *testing.T) {
 	why := `webhook secret "missing" is not configured on this worker (--webhook-secrets)`
 	if err != nil || !slices.Equal(res.Outcomes, []Outcome{{Seq: 1, Error: why}, {Seq: 2, Error: why}}) {
 		t.Fatalf("missing secret: %+v, %v", res, err)
+	}
+}
+
+// TestRecalledBatchReportsWhatItDelivered: a batch cancelled in the middle
+// (its session is continuing as new) returns a cancellation that carries
+// the outcomes so far, so the session records them instead of sending them
+// again.
+func TestRecalledBatchReportsWhatItDelivered(t *testing.T) {
+	secrets, err := notify.NewSecrets(map[string]string{"k": "0123456789abcdef-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(notify.HeaderIdempotencyKey) == "s:3" {
+			// The recall arrives while the third POST is out. (The
+			// server notices the client going away once the body is read.)
+			_, _ = io.Copy(io.Discard, r.Body)
+			cancel()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		rw.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	var batch []notify.Notification
+	for seq := int64(1); seq <= 5; seq++ {
+		batch = append(batch, notify.Notification{ID: fmt.Sprintf("s:%d", seq), SessionID: "s", Seq: seq, Events: []notify.Kind{notify.Changed}})
+	}
+	_, err = (&Webhooks{Secrets: secrets}).DeliverNotifications(ctx, Batch{URL: srv.URL, SecretName: "k", Notifications: batch})
+	var canceled *temporal.CanceledError
+	if !errors.As(err, &canceled) {
+		t.Fatalf("err %v, want a CanceledError", err)
+	}
+	var progress BatchProgress
+	if err := canceled.Details(&progress); err != nil {
+		t.Fatal(err)
+	}
+	want := []Outcome{{Seq: 1, Status: 204, Posts: 1}, {Seq: 2, Status: 204, Posts: 1}}
+	if !slices.Equal(progress.Outcomes, want) || progress.HeadPosts != 1 {
+		t.Fatalf("progress %+v, want outcomes %+v and the third's one POST", progress, want)
 	}
 }

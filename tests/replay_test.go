@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/durabletodos/agenttodos/tests/sessiontest"
 	"github.com/durabletodos/agenttodos/workflows"
 )
 
@@ -28,6 +31,14 @@ func (h *harness) replay(id string) {
 	runID := h.on(id).RunID()
 	for {
 		hist := h.on(id).FetchHistory(runID)
+		if !hasCompletedTask(hist) {
+			// A run that has only just continued as new has decided
+			// nothing yet: replay it once its first task is done.
+			sessiontest.WaitFor(h.t, 30*time.Second, "the newest run's first workflow task", func() bool {
+				hist = h.on(id).FetchHistory(runID)
+				return hasCompletedTask(hist)
+			})
+		}
 		if err := newReplayer(h.t).ReplayWorkflowHistory(nil, hist); err != nil {
 			h.t.Fatalf("replay of %s run %s: %v", id, runID, err)
 		}
@@ -41,6 +52,15 @@ func (h *harness) replay(id string) {
 		}
 		runID = first.GetContinuedExecutionRunId()
 	}
+}
+
+func hasCompletedTask(hist *historypb.History) bool {
+	for _, e := range hist.GetEvents() {
+		if e.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *harness) record(id, runID string, hist *historypb.History) {

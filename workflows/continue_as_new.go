@@ -36,7 +36,9 @@ func (s *session) mayContinueAsNew() bool {
 
 // drainForContinueAsNew waits until nothing accepted in this run could be
 // lost on the way to the next: no update handler running, no write waiting
-// for its turn, and no signal delivered but not yet taken. It takes the
+// for its turn, and no signal delivered but not yet taken; and, from
+// changeNotifyHandover on, no batch of notifications out (for at most
+// handoverGrace). It takes the
 // signals itself, in this coroutine, and then decides without yielding, so no
 // signal can slip in between. It reports false if a prompt someone waits on
 // arrived meanwhile (that is served first) or the session was cancelled (the
@@ -45,16 +47,30 @@ func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
 	if !s.integrity {
 		return s.drainLegacy(ctx)
 	}
+	var recallUntil time.Time
+	if s.notifyHandover {
+		s.handingOver = true
+		recallUntil = s.recallBatches(ctx)
+	}
 	for {
 		s.takeSignals(ctx)
-		err := workflow.Await(ctx, func() bool {
-			return !s.mayContinueAsNew() || s.signalsQueued() ||
-				(workflow.AllHandlersFinished(ctx) && s.signalsInFlight == 0)
-		})
+		drained := func() bool {
+			return workflow.AllHandlersFinished(ctx) && s.signalsInFlight == 0 && !s.batchesOut(ctx, recallUntil)
+		}
+		ready := func() bool { return !s.mayContinueAsNew() || s.signalsQueued() || drained() }
+		var err error
+		if s.batchesOut(ctx, recallUntil) {
+			// The condition reads the clock: this timer ends the wait if
+			// no other workflow task does.
+			_, err = workflow.AwaitWithTimeout(ctx, recallUntil.Sub(workflow.Now(ctx)), ready)
+		} else {
+			err = workflow.Await(ctx, ready)
+		}
 		if err != nil || !s.mayContinueAsNew() {
+			s.handingOver = false
 			return false
 		}
-		if s.signalsQueued() {
+		if s.signalsQueued() || !drained() {
 			continue
 		}
 		if *s.taskBytes(ctx) <= continueAsNewTaskBytes {
@@ -63,6 +79,7 @@ func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
 		// This task carries large update results already: hand over in
 		// the next one.
 		if workflow.Sleep(ctx, time.Millisecond) != nil {
+			s.handingOver = false
 			return false
 		}
 	}

@@ -20,9 +20,9 @@ import (
 // filter. Each subscriber has its own queue and one delivery in flight at a
 // time (a batch: see notify_batch.go), so a receiver gets a session's
 // changes in seq order and a slow or dead receiver holds up nobody else; the
-// write path only appends to the queues. Queues survive continue-as-new
-// (what was in flight is sent again by the next run, with the same
-// idempotency keys).
+// write path only appends to the queues. Queues survive continue-as-new: a
+// run that hands over recalls the batch it has out and waits for its answer
+// (see recallBatches), so the next run sends only what was not delivered.
 
 // outboxBudget bounds the notifications a session holds for its subscribers
 // together, so that they fit in the continue-as-new carry: each subscriber
@@ -54,6 +54,9 @@ type subscription struct {
 	inFlight int
 	removed  bool
 	cancel   workflow.CancelFunc
+	// recalled says a run handing over cancelled the batch in flight:
+	// what it did not deliver stays queued for the next run.
+	recalled bool
 	// retried is the notification a batch stopped at, and its POSTs.
 	retried retriedHead
 }

@@ -26,6 +26,13 @@ const batchWindow = time.Second
 // maxBatch bounds the notifications one activity sends.
 const maxBatch = 64
 
+// handoverGrace bounds how long a run that continues as new waits for the
+// answer of a batch it recalled. The activity learns of the cancellation
+// with its next heartbeat, which the SDK may hold back for up to 80% of the
+// heartbeat timeout; past the grace the next run sends again what the batch
+// had not reported, under the same keys.
+const handoverGrace = deliveryAttemptTimeout
+
 // deliverBatches sends a subscriber's notifications in order, in batches,
 // until the subscriber is removed. Like deliver, it runs on a disconnected
 // context, so that a cancelled session still sends what it accepted.
@@ -33,7 +40,9 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	var notBefore time.Time
 	for {
-		if err := workflow.Await(ctx, func() bool { return len(sub.pending) > 0 || sub.removed }); err != nil || sub.removed {
+		// A run that is handing over starts no batch: the next run sends
+		// what is pending.
+		if err := workflow.Await(ctx, func() bool { return sub.removed || (len(sub.pending) > 0 && !s.handingOver) }); err != nil || sub.removed {
 			return
 		}
 		if workflow.Now(ctx).Before(notBefore) {
@@ -45,6 +54,9 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 			})
 			if err != nil || sub.removed {
 				return
+			}
+			if s.handingOver {
+				continue
 			}
 		}
 		s.giveUpExpired(ctx, sub)
@@ -76,27 +88,26 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 			// Started eagerly, a batch would run inside the completion of
 			// the write's own workflow task and slow the next write.
 			DisableEagerExecution: true,
+			// A recalled batch still reports what it delivered.
+			WaitForCancellation: s.notifyHandover,
 		}))
 		sub.inFlight, sub.cancel = len(batch), cancel
 		var res activities.BatchResult
 		err := workflow.ExecuteActivity(actx, contract.ActivityDeliverNotifications, activities.Batch{
 			URL: sub.URL, SecretName: sub.SecretName, Notifications: batch, HeadPosts: headPosts,
 		}).Get(actx, &res)
-		sub.inFlight, sub.cancel = 0, nil
+		recalled := sub.recalled
+		sub.inFlight, sub.cancel, sub.recalled = 0, nil, false
 		if sub.removed {
 			return
 		}
 		if err != nil {
-			// The batch failed on the notification it was on: what came
-			// before it is in the last heartbeat.
-			var timeout *temporal.TimeoutError
-			var progress activities.BatchProgress
-			if errors.As(err, &timeout) && timeout.HasLastHeartbeatDetails() && timeout.LastHeartbeatDetails(&progress) == nil {
-				res.Outcomes = progress.Outcomes
-			}
+			res.Outcomes = batchProgress(err).Outcomes
 		}
 		s.recordOutcomes(ctx, sub, res.Outcomes)
 		switch {
+		case recalled:
+			// Whatever the batch did not report goes to the next run.
 		case err != nil && len(res.Outcomes) < len(batch) && len(sub.pending) > 0 && sub.pending[0].Seq == batch[len(res.Outcomes)].Seq:
 			// Retried until its deadline (or failed for good): give it up.
 			// The rest have later deadlines and go in the next batch.
@@ -111,6 +122,50 @@ func (s *session) deliverBatches(ctx workflow.Context, sub *subscription) {
 			notBefore = maxTime(notBefore, workflow.Now(ctx).Add(max(res.Stopped.RetryAfter, deliveryRetry.InitialInterval)))
 		}
 	}
+}
+
+// batchProgress is what a batch that ended in err had delivered: a batch
+// that timed out left it in its last heartbeat, and a recalled one returns
+// it with its cancellation.
+func batchProgress(err error) activities.BatchProgress {
+	var progress activities.BatchProgress
+	var timeout *temporal.TimeoutError
+	var canceled *temporal.CanceledError
+	switch {
+	case errors.As(err, &timeout) && timeout.HasLastHeartbeatDetails():
+		_ = timeout.LastHeartbeatDetails(&progress)
+	case errors.As(err, &canceled) && canceled.HasDetails():
+		// A batch cancelled before it started has the server's note here,
+		// not progress: it delivered nothing.
+		_ = canceled.Details(&progress)
+	}
+	return progress
+}
+
+// recallBatches cancels the batches in flight of a run that is handing over,
+// and says until when the run waits for their answers.
+func (s *session) recallBatches(ctx workflow.Context) time.Time {
+	for _, sub := range s.subs {
+		if sub.inFlight > 0 && !sub.recalled && sub.cancel != nil {
+			sub.recalled = true
+			sub.cancel()
+		}
+	}
+	return workflow.Now(ctx).Add(handoverGrace)
+}
+
+// batchesOut says a recalled batch has not answered yet and the run may
+// still wait for it.
+func (s *session) batchesOut(ctx workflow.Context, until time.Time) bool {
+	if !workflow.Now(ctx).Before(until) {
+		return false
+	}
+	for _, sub := range s.subs {
+		if sub.inFlight > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // giveUpExpired gives up the notifications at the head of sub's queue that

@@ -117,6 +117,12 @@ type session struct {
 	notify bool
 	// notifyBatch is changeNotifyBatch's: deliveries in batches.
 	notifyBatch bool
+	// notifyHandover is changeNotifyHandover's: continue-as-new waits for
+	// the batches in flight.
+	notifyHandover bool
+	// handingOver holds new batches while the run drains for
+	// continue-as-new.
+	handingOver bool
 	subs        []*subscription
 	// notifyCtx is the run's root context, which delivery loops start from.
 	notifyCtx workflow.Context
@@ -168,6 +174,7 @@ func newSession(ctx workflow.Context, cfg *Config, in SessionInput) (*session, e
 	s.steer = s.integrity && steerVersion(ctx)
 	s.notify = s.steer && notifyVersion(ctx)
 	s.notifyBatch = s.notify && notifyBatchVersion(ctx)
+	s.notifyHandover = s.notifyBatch && notifyHandoverVersion(ctx)
 	// A session's input is checked when it starts; a carried input was
 	// checked then (or predates the check, and is clamped by withDefaults).
 	if s.integrity && in.Carry == nil {

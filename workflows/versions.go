@@ -34,6 +34,12 @@ const (
 	// than batchWindow after the one before, instead of one
 	// DeliverNotification activity per change.
 	changeNotifyBatch = "notify-batch"
+
+	// changeNotifyHandover covers: a run that continues as new lets the
+	// batch it has in flight answer first (for at most handoverGrace) and
+	// starts no new one meanwhile, so the next run carries only what is
+	// still to send instead of sending that batch again.
+	changeNotifyHandover = "notify-handover"
 )
 
 // integrityVersion is decided once per run, at its start.
@@ -55,4 +61,10 @@ func notifyVersion(ctx workflow.Context) bool {
 // notifyVersion.
 func notifyBatchVersion(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeNotifyBatch, workflow.DefaultVersion, 1) >= 1
+}
+
+// notifyHandoverVersion is decided once per run, at its start, after
+// notifyBatchVersion.
+func notifyHandoverVersion(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeNotifyHandover, workflow.DefaultVersion, 1) >= 1
 }
