@@ -131,7 +131,7 @@ func serviceConfig(e endpoint, httpPort int) config.Service {
 	return s
 }
 
-func buildServerOptions(conf *config.Config, ports serverPorts, sec security, logger serverLogger) ([]temporal.ServerOption, error) {
+func buildServerOptions(conf *config.Config, ports serverPorts, sec security, dc dynamicconfig.Client, logger serverLogger) ([]temporal.ServerOption, error) {
 	authorizer, claimMapper := sec.authorization()
 	if authorizer == nil {
 		var err error
@@ -162,13 +162,14 @@ func buildServerOptions(conf *config.Config, ports serverPorts, sec security, lo
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
-		temporal.WithDynamicConfigClient(dynamicConfig(ports, sec)),
+		temporal.WithDynamicConfigClient(dc),
 	}, nil
 }
 
 // dynamicConfig mirrors the CLI dev server's defaults, plus what it takes
-// for Stop to leave nothing running.
-func dynamicConfig(ports serverPorts, sec security) dynamicconfig.StaticClient {
+// for Stop to leave nothing running. It is a MemoryClient because one value
+// changes while the server runs (see settleSearchAttributeCache).
+func dynamicConfig(ports serverPorts, sec security) *dynamicconfig.MemoryClient {
 	httpAddr := ports.frontendHTTP.dial()
 	// The frontend's HTTP port serves TLS whenever its gRPC port does.
 	callbackScheme := "http"
@@ -180,14 +181,16 @@ func dynamicConfig(ports serverPorts, sec security) dynamicconfig.StaticClient {
 		// The UI and `temporal workflow list` poll visibility a lot; the
 		// default per-namespace limit is tuned for shared clusters.
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
-		// Search attributes created at runtime (e.g. `temporal operator
-		// search-attribute create`, or Start adding missing ones) become
-		// usable immediately: every service reads a namespace's aliases
-		// from the database instead of its namespace cache (refreshed every
-		// 2 s). Without it an upsert right after Start fails its workflow
-		// task with "has no mapping defined for search attribute"
-		// (TestExistingDatabaseGainsMissingSearchAttributes). This costs
-		// extra persistence reads, hence the raised QPS limits below.
+		// While Start adds missing search attributes, the ones it adds
+		// are usable at once: every service reads a namespace's aliases and
+		// the attributes' types from the database instead of its caches.
+		// Without it an upsert right after Start fails its workflow task
+		// with "has no mapping defined for search attribute"
+		// (TestExistingDatabaseGainsMissingSearchAttributes). Start turns
+		// it off again (settleSearchAttributeCache): on every read it is
+		// two database reads, one under a process-wide lock, on the path
+		// of every search-attribute upsert. Hence also the raised QPS
+		// limits below.
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
 		dynamicconfig.FrontendPersistenceMaxQPS.Key():               10000,
 		dynamicconfig.HistoryPersistenceMaxQPS.Key():                45000,
@@ -216,5 +219,9 @@ func dynamicConfig(ports serverPorts, sec security) dynamicconfig.StaticClient {
 		dc[dynamicconfig.ExposeAuthorizerErrors.Key()] = true
 	}
 	maps.Copy(dc, SessionLimits())
-	return dc
+	mc := dynamicconfig.NewMemoryClient()
+	for k, v := range dc {
+		mc.OverrideValue(k, v)
+	}
+	return mc
 }

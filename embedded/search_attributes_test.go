@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,11 @@ func TestExistingDatabaseGainsMissingSearchAttributes(t *testing.T) {
 
 	opts.SearchAttributes = append(slices.Clone(testAttrs), completedKey.GetName())
 	s := startServer(t, opts)
+	// Caches loaded before the attribute was added may lack it: the
+	// server reads attributes from the database until they expire.
+	if !s.forcedSearchAttributeReads() || s.cacheSettled == nil {
+		t.Fatal("Start added an attribute, yet the server already serves attributes from its caches")
+	}
 	c := dial(t, s)
 	checkSearchAttributes(t, c, s.Namespace(), opts.SearchAttributes)
 
@@ -70,5 +76,46 @@ func TestExistingDatabaseGainsMissingSearchAttributes(t *testing.T) {
 			t.Fatalf("no execution matches %q", query)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestStartedServerServesSearchAttributesFromItsCaches: when Start added no
+// attribute at runtime (a new database has them from the start, and one
+// that has them all needs none), the server stops reading attributes from
+// the database on every use, which cost every upsert two reads; an upsert
+// and a query on the attributes still work at once.
+func TestStartedServerServesSearchAttributesFromItsCaches(t *testing.T) {
+	opts := Options{DataDir: t.TempDir(), FrontendAddress: "127.0.0.1:0", UIAddress: UIDisabled, SearchAttributes: append(slices.Clone(testAttrs), completedKey.GetName())}
+	for _, start := range []string{"new database", "same database again"} {
+		s := startServer(t, opts)
+		if s.forcedSearchAttributeReads() || s.cacheSettled != nil {
+			t.Fatalf("%s: the server still reads search attributes from the database on every use", start)
+		}
+		c := dial(t, s)
+		taskQueue := "cached-attributes-" + strings.ReplaceAll(start, " ", "-")
+		w := worker.New(c, taskQueue, worker.Options{})
+		w.RegisterWorkflow(upsertAddedWorkflow)
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: taskQueue, TaskQueue: taskQueue}, upsertAddedWorkflow)
+		if err == nil {
+			err = run.Get(ctx, nil)
+		}
+		if err != nil {
+			t.Fatalf("%s: workflow upserting %s: %v", start, completedKey.GetName(), err)
+		}
+		query := "TodoCompleted = 7 AND TodoPending = 2 AND WorkflowId = '" + taskQueue + "'"
+		for listCount(t, c, s.Namespace(), query) != 1 {
+			if ctx.Err() != nil {
+				t.Fatalf("%s: no execution matches %q", start, query)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		cancel()
+		w.Stop()
+		c.Close()
+		stopServer(t, s)
 	}
 }

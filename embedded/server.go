@@ -13,8 +13,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
 	"go.temporal.io/server/temporal"
 
 	"github.com/durabletodos/agenttodos/apikeys"
@@ -87,6 +89,11 @@ type Server struct {
 	namespace string
 	unlock    func()
 	muteLogs  *atomic.Bool
+	// dynamicConfig is the server's; cacheSettled turns the
+	// search-attribute cache back on after Start added attributes (see
+	// settleSearchAttributeCache).
+	dynamicConfig *dynamicconfig.MemoryClient
+	cacheSettled  *time.Timer
 
 	stopOnce sync.Once
 	stopErr  error
@@ -180,7 +187,8 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 		return nil, err
 	}
 	conf := buildServerConfig(ports, sqlConf, opts.Visibility, sec)
-	serverOpts, err := buildServerOptions(conf, ports, sec, serverLogger{logger})
+	dc := dynamicConfig(ports, sec)
+	serverOpts, err := buildServerOptions(conf, ports, sec, dc, serverLogger{logger})
 	if err != nil {
 		return nil, err
 	}
@@ -219,9 +227,12 @@ func start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if err := waitFrontend(ctx, own, opts.Namespace, logger); err != nil {
 		return nil, err
 	}
-	if err := addMissingSearchAttributes(ctx, own, opts.Namespace, opts.SearchAttributes, logger); err != nil {
+	added, err := addMissingSearchAttributes(ctx, own, opts.Namespace, opts.SearchAttributes, logger)
+	if err != nil {
 		return nil, err
 	}
+	s.dynamicConfig = dc
+	s.settleSearchAttributeCache(added)
 	if opts.UIAddress != UIDisabled {
 		if s.ui, err = startUI(ctx, uiAddr, frontend.dial(), opts.Namespace, opts.UICodec, sec, logger); err != nil {
 			return nil, fmt.Errorf("web UI: %w", err)
@@ -249,6 +260,9 @@ func (s *Server) Namespace() string { return s.namespace }
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		s.muteLogs.Store(true)
+		if s.cacheSettled != nil {
+			s.cacheSettled.Stop()
+		}
 		if s.ui != nil {
 			s.ui.stop()
 		}
