@@ -38,9 +38,8 @@ func (s *session) mayContinueAsNew() bool {
 // lost on the way to the next: no update handler running, no write waiting
 // for its turn, and no signal delivered but not yet taken; and, from
 // changeNotifyHandover on, no batch of notifications out (for at most
-// handoverGrace). It takes the
-// signals itself, in this coroutine, and then decides without yielding, so no
-// signal can slip in between. It reports false if a prompt someone waits on
+// handoverGrace). It takes the signals itself, in this coroutine, and then
+// decides without yielding, so no signal can slip in between. It reports false if a prompt someone waits on
 // arrived meanwhile (that is served first) or the session was cancelled (the
 // main loop then finishes it).
 func (s *session) drainForContinueAsNew(ctx workflow.Context) bool {
