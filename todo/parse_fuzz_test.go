@@ -266,7 +266,8 @@ func strictDecode(raw []byte) (bool, []strictItem) {
 // "White space" (rule 6) is read as Unicode white space (unicode.IsSpace), as
 // Parse does; DESIGN.md does not pin the set down. Keys are sorted by bytes
 // (rules 2 and 5). Quoted keys and contents are rendered as JSON.stringify
-// would (jsStringify), independently of todo's own quoting.
+// would, with the tag rule on top (refQuote), independently of todo's own
+// quoting.
 func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 	limits = limits.WithDefaults()
 	var top jsontext.Value
@@ -282,7 +283,7 @@ func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 		return nil, msgNotArray
 	}
 	if k := firstUnknown(obj, "todos"); k != nil {
-		return nil, "invalid todos: unknown key " + jsStringify(*k)
+		return nil, "invalid todos: unknown key " + refQuote(*k)
 	}
 	var list []jsontext.Value
 	if err := jsonv2.Unmarshal(todosRaw, &list); err != nil {
@@ -304,7 +305,7 @@ func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 	}
 	for _, o := range objs {
 		if k := firstUnknown(o, "content", "status"); k != nil {
-			return nil, "invalid todo: unknown key " + jsStringify(*k)
+			return nil, "invalid todo: unknown key " + refQuote(*k)
 		}
 	}
 	items := make([]todo.Item, len(objs))
@@ -342,7 +343,7 @@ func refParse(raw []byte, limits todo.Limits) ([]todo.Item, string) {
 	total := 0
 	for _, it := range items {
 		if seen[it.Content] {
-			return nil, "invalid todos: duplicate content " + jsStringify(it.Content)
+			return nil, "invalid todos: duplicate content " + refQuote(it.Content)
 		}
 		seen[it.Content] = true
 		total += len(it.Content)
@@ -370,10 +371,12 @@ func firstUnknown(o map[string]jsontext.Value, allowed ...string) *string {
 	return &unknown[0]
 }
 
-// jsStringify renders s the way JSON.stringify does for a well-formed
-// string: only '"', '\\' and the C0 controls are escaped, with the short
-// forms \b \t \n \f \r and lower-case \u00xx otherwise.
-func jsStringify(s string) string {
+// refQuote renders s the way JSON.stringify does for a well-formed string
+// (only '"', '\\' and the C0 controls are escaped, with the short forms
+// \b \t \n \f \r and lower-case \u00xx otherwise), plus the contract's tag
+// rule (README, "The plan cannot be turned against the model"): a '<'
+// followed by a letter, '/', '!' or '?' is written \u003c.
+func refQuote(s string) string {
 	const hex = "0123456789abcdef"
 	var b strings.Builder
 	b.WriteByte('"')
@@ -384,6 +387,12 @@ func jsStringify(s string) string {
 			b.WriteString(`\"`)
 		case '\\':
 			b.WriteString(`\\`)
+		case '<':
+			if i+1 < len(s) && strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/!?", rune(s[i+1])) {
+				b.WriteString(`\u003c`)
+			} else {
+				b.WriteByte('<')
+			}
 		case '\b':
 			b.WriteString(`\b`)
 		case '\t':
