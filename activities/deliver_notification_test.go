@@ -17,11 +17,7 @@ import (
 )
 
 func TestDeliverNotificationAnswers(t *testing.T) {
-	secrets, err := notify.NewSecrets(map[string]string{"k": "0123456789abcdef-key"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &Webhooks{Secrets: secrets}
+	w := testWebhooks(t)
 	var lastSig, lastKey, lastBody string
 	status, retryAfter := 0, ""
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -85,4 +81,15 @@ func TestDeliverNotificationAnswers(t *testing.T) {
 	if !errors.As(err, &app) || !app.NonRetryable() || app.Message() != `webhook secret "missing" is not configured on this worker (--webhook-secrets)` {
 		t.Fatalf("missing secret: %v", err)
 	}
+}
+
+// testWebhooks is a Webhooks activity whose only secret, "k", signs every
+// test delivery.
+func testWebhooks(t *testing.T) *Webhooks {
+	t.Helper()
+	secrets, err := notify.NewSecrets(map[string]string{"k": "0123456789abcdef-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Webhooks{Secrets: secrets}
 }

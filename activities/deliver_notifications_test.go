@@ -18,11 +18,7 @@ import (
 )
 
 func TestDeliverNotificationsStopsWhereARetryIsNeeded(t *testing.T) {
-	secrets, err := notify.NewSecrets(map[string]string{"k": "0123456789abcdef-key"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &Webhooks{Secrets: secrets}
+	w := testWebhooks(t)
 	var mu sync.Mutex
 	var keys []string
 	answer := map[string]int{"s:2": http.StatusGone} // s:4 answers as told below
@@ -88,10 +84,7 @@ func TestDeliverNotificationsStopsWhereARetryIsNeeded(t *testing.T) {
 // the outcomes so far, so the session records them instead of sending them
 // again.
 func TestRecalledBatchReportsWhatItDelivered(t *testing.T) {
-	secrets, err := notify.NewSecrets(map[string]string{"k": "0123456789abcdef-key"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testWebhooks(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -113,7 +106,7 @@ func TestRecalledBatchReportsWhatItDelivered(t *testing.T) {
 	for seq := int64(1); seq <= 5; seq++ {
 		batch = append(batch, notify.Notification{ID: fmt.Sprintf("s:%d", seq), SessionID: "s", Seq: seq, Events: []notify.Kind{notify.Changed}})
 	}
-	_, err = (&Webhooks{Secrets: secrets}).DeliverNotifications(ctx, Batch{URL: srv.URL, SecretName: "k", Notifications: batch})
+	_, err := w.DeliverNotifications(ctx, Batch{URL: srv.URL, SecretName: "k", Notifications: batch})
 	var canceled *temporal.CanceledError
 	if !errors.As(err, &canceled) {
 		t.Fatalf("err %v, want a CanceledError", err)
